@@ -1,0 +1,51 @@
+# fieldsync_add_mpi_test(<name> SOURCES ... [RANKS 1 2 3 4] [TIMEOUT s] [LIBRARIES ...]
+#                        [ENVIRONMENT VAR=value ...])
+#
+# Builds one Catch2 test executable and registers it with CTest once per rank count, as
+# <name>.np<N>, each run under mpiexec with a time-out. More ranks than cores is allowed
+# (Open MPI gets --oversubscribe; MPICH's hydra allows it already). Each test reserves N
+# processors, so `ctest -j` never runs more ranks at once than it was given.
+
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _fs_mpiexec_version
+    ERROR_VARIABLE _fs_mpiexec_version RESULT_VARIABLE _fs_rc)
+set(FIELDSYNC_MPIEXEC_FLAGS "" CACHE STRING "Extra mpiexec flags for tests")
+set(FIELDSYNC_TEST_ENVIRONMENT "FIELDSYNC_LOG_LEVEL=warn")
+if(_fs_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    set(FIELDSYNC_MPI_FLAVOUR "openmpi")
+    list(APPEND FIELDSYNC_TEST_MPIEXEC_FLAGS --oversubscribe)
+    list(APPEND FIELDSYNC_TEST_ENVIRONMENT OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1)
+else()
+    set(FIELDSYNC_MPI_FLAVOUR "mpich")
+endif()
+if(FIELDSYNC_SANITIZE)
+    list(APPEND FIELDSYNC_TEST_ENVIRONMENT ASAN_OPTIONS=detect_leaks=0
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+endif()
+message(STATUS "fieldsync: tests run with ${MPIEXEC_EXECUTABLE} (${FIELDSYNC_MPI_FLAVOUR})")
+
+# fieldsync_mpiexec_command(<out-var> <nranks> <executable> [args...])
+function(fieldsync_mpiexec_command out n exe)
+    set(${out} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${FIELDSYNC_TEST_MPIEXEC_FLAGS}
+        ${FIELDSYNC_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${exe} ${MPIEXEC_POSTFLAGS} ${ARGN} PARENT_SCOPE)
+endfunction()
+
+function(fieldsync_add_mpi_test name)
+    cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LIBRARIES;ENVIRONMENT;ARGS" ${ARGN})
+    if(NOT ARG_RANKS)
+        set(ARG_RANKS 1 2 3 4)
+    endif()
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 180)
+    endif()
+    add_executable(${name} ${ARG_SOURCES})
+    target_link_libraries(${name} PRIVATE fieldsync_test_main fieldsync_warnings ${ARG_LIBRARIES})
+    foreach(n IN LISTS ARG_RANKS)
+        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}> ${ARG_ARGS})
+        add_test(NAME ${name}.np${n} COMMAND ${cmd})
+        set_tests_properties(${name}.np${n} PROPERTIES
+            TIMEOUT ${ARG_TIMEOUT}
+            PROCESSORS ${n}
+            ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}")
+    endforeach()
+endfunction()

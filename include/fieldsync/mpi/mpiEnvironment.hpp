@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <memory>
+#include <source_location>
+#include <string_view>
+
+#include <mpi.h>
+
+namespace fieldsync::mpi
+{
+
+/**
+ * @brief An MPI communicator with its rank and size.
+ *
+ * Wrapping a communicator (MPI_COMM_WORLD by default) borrows it: nothing is freed. The
+ * communicators that split(), splitShared() and duplicate() create are owned jointly by every
+ * copy of the returned environment and freed (MPI_Comm_free) when the last copy goes, unless
+ * MPI has been finalised by then. Owned communicators have MPI_ERRORS_RETURN set, so MPI failures
+ * on them become fieldsync::Error exceptions rather than aborts.
+ *
+ * Copying is cheap (a shared pointer and two ints).
+ */
+class MPIEnvironment
+{
+public:
+
+    /**
+     * @brief Wraps @p comm without taking ownership.
+     * @throws Error if MPI is not initialised or @p comm is MPI_COMM_NULL.
+     */
+    explicit MPIEnvironment(
+        MPI_Comm comm = MPI_COMM_WORLD,
+        std::source_location where = std::source_location::current()
+    );
+
+    /** @brief The communicator. */
+    [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }
+
+    /** @brief This process's rank in comm(). */
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+
+    /** @brief The seed's spelling of rank(). */
+    [[nodiscard]] int Rank() const noexcept { return rank_; } // NOLINT(readability-identifier-naming)
+
+    /** @brief The number of ranks in comm(). */
+    [[nodiscard]] int sizeRank() const noexcept { return size_; }
+
+    /**
+     * @brief Collective: MPI_Comm_split of comm() by @p color, ordered by @p key.
+     * A negative color (MPI_UNDEFINED) gives an environment without communicator on that rank is
+     * not supported: every rank must pass a color >= 0.
+     */
+    [[nodiscard]] MPIEnvironment split(int color, int key) const;
+
+    /**
+     * @brief Collective: ranks that pass the same @p name land in the same sub-communicator,
+     * ordered by their rank in comm() (seeds/000). Names are compared exactly, so two different
+     * names never share a communicator, whatever their hashes.
+     */
+    [[nodiscard]] MPIEnvironment split(std::string_view name) const;
+
+    /** @brief Collective: the ranks of comm() that share memory (one node), MPI_COMM_TYPE_SHARED. */
+    [[nodiscard]] MPIEnvironment splitShared() const;
+
+    /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s). */
+    [[nodiscard]] MPIEnvironment duplicate() const;
+
+    /** @brief Whether this environment owns (and will free) its communicator. */
+    [[nodiscard]] bool ownsComm() const noexcept { return owner_ != nullptr; }
+
+private:
+
+    struct Owned; /**< frees an owned communicator */
+
+    MPIEnvironment(std::shared_ptr<Owned> owner, std::source_location where);
+
+    std::shared_ptr<Owned> owner_; /**< set when the communicator is ours */
+    MPI_Comm comm_ {MPI_COMM_NULL}; /**< the communicator */
+    int rank_ {0};                  /**< rank in comm_ */
+    int size_ {0};                  /**< size of comm_ */
+};
+
+} // namespace fieldsync::mpi

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/mpi/mpiInit.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <mpi.h>
+
+namespace fieldsync::mpi
+{
+
+namespace
+{
+int toMpi(ThreadLevel level)
+{
+    switch (level)
+    {
+    case ThreadLevel::Single:
+        return MPI_THREAD_SINGLE;
+    case ThreadLevel::Funneled:
+        return MPI_THREAD_FUNNELED;
+    case ThreadLevel::Serialized:
+        return MPI_THREAD_SERIALIZED;
+    case ThreadLevel::Multiple:
+        return MPI_THREAD_MULTIPLE;
+    }
+    return MPI_THREAD_MULTIPLE;
+}
+
+ThreadLevel fromMpi(int level)
+{
+    if (level >= MPI_THREAD_MULTIPLE)
+    {
+        return ThreadLevel::Multiple;
+    }
+    if (level >= MPI_THREAD_SERIALIZED)
+    {
+        return ThreadLevel::Serialized;
+    }
+    if (level >= MPI_THREAD_FUNNELED)
+    {
+        return ThreadLevel::Funneled;
+    }
+    return ThreadLevel::Single;
+}
+} // namespace
+
+const char* toString(ThreadLevel level) noexcept
+{
+    switch (level)
+    {
+    case ThreadLevel::Single:
+        return "Single";
+    case ThreadLevel::Funneled:
+        return "Funneled";
+    case ThreadLevel::Serialized:
+        return "Serialized";
+    case ThreadLevel::Multiple:
+        return "Multiple";
+    }
+    return "unknown";
+}
+
+MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required)
+{
+    int initialised {0};
+    FIELDSYNC_MPI(MPI_Initialized(&initialised));
+    int providedMpi {MPI_THREAD_SINGLE};
+    if (initialised)
+    {
+        FIELDSYNC_MPI(MPI_Query_thread(&providedMpi));
+    }
+    else
+    {
+        FIELDSYNC_MPI(MPI_Init_thread(&argc, &argv, toMpi(required), &providedMpi));
+        ownsMpi_ = true;
+    }
+    provided_ = fromMpi(providedMpi);
+    if (static_cast<int>(provided_) < static_cast<int>(required))
+    {
+        const std::string message = std::string("MPIInit: MPI thread level ") + toString(required)
+                                  + " required, but the MPI library provides only "
+                                  + toString(provided_);
+        Error error(message);
+        if (ownsMpi_)
+        {
+            MPI_Finalize();
+        }
+        throw error;
+    }
+    if (!Kokkos::is_initialized())
+    {
+        Kokkos::initialize(argc, argv);
+        ownsKokkos_ = true;
+    }
+    logger().debug(
+        "MPIInit: MPI thread level {} (owns MPI: {}, owns Kokkos: {})",
+        toString(provided_),
+        ownsMpi_,
+        ownsKokkos_
+    );
+}
+
+MPIInit::~MPIInit()
+{
+    if (ownsKokkos_)
+    {
+        Kokkos::finalize();
+    }
+    if (ownsMpi_)
+    {
+        int finalised {0};
+        MPI_Finalized(&finalised);
+        if (!finalised)
+        {
+            MPI_Finalize();
+        }
+    }
+}
+
+} // namespace fieldsync::mpi

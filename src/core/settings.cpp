@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/core/settings.hpp"
 
+#include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
 
 #include <algorithm>
@@ -61,6 +62,12 @@ double envDouble(const char* name, double fallback)
         std::string("environment variable ") + name + "='" + value + "' is not a number"
     );
     return parsed;
+}
+
+bool checkMode()
+{
+    static const bool value = envBool("FIELDSYNC_CHECK", FIELDSYNC_CHECK_MODE_DEFAULT != 0);
+    return value;
 }
 
 } // namespace fieldsync

@@ -21,4 +21,10 @@ namespace fieldsync
  */
 [[nodiscard]] double envDouble(const char* name, double fallback);
 
+/**
+ * @brief Whether the O(n) checks run (index ranges, peer agreement on keys and sizes):
+ * FIELDSYNC_CHECK=1|0 when set, otherwise the CMake option FIELDSYNC_CHECK_MODE. Read once.
+ */
+[[nodiscard]] bool checkMode();
+
 } // namespace fieldsync

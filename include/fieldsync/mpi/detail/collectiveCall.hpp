@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/mpi/dataType.hpp"
+#include "fieldsync/mpi/reduceOp.hpp"
+#include "fieldsync/mpi/request.hpp"
+
+#include <any>
+#include <cstddef>
+#include <functional>
+#include <source_location>
+#include <span>
+
+#include <mpi.h>
+
+namespace fieldsync::mpi::detail
+{
+
+/** @brief The collective operations of the engine. */
+enum class Kind
+{
+    AllReduce,          /**< MPI_Allreduce */
+    Reduce,             /**< MPI_Reduce */
+    Broadcast,          /**< MPI_Bcast */
+    AllGather,          /**< MPI_Allgather */
+    AllGatherV,         /**< MPI_Allgatherv */
+    Gather,             /**< MPI_Gather */
+    GatherV,            /**< MPI_Gatherv */
+    Scatter,            /**< MPI_Scatter */
+    ScatterV,           /**< MPI_Scatterv */
+    AllToAll,           /**< MPI_Alltoall */
+    AllToAllV,          /**< MPI_Alltoallv */
+    ReduceScatter,      /**< MPI_Reduce_scatter (counts vector) */
+    ReduceScatterBlock, /**< MPI_Reduce_scatter_block (equal blocks) */
+    Scan,               /**< MPI_Scan */
+    ExScan,             /**< MPI_Exscan */
+    Barrier             /**< MPI_Barrier */
+};
+
+/** @brief How one element type goes to MPI: `multiplicity` predefined `datatype`s per value. */
+struct TypeDesc
+{
+    MPI_Datatype datatype { MPI_BYTE };         /**< predefined element datatype */
+    int multiplicity { 1 };                     /**< datatypes per value */
+    std::size_t bytes { 1 };                    /**< sizeof one value */
+    TypeClass typeClass { TypeClass::Integer }; /**< decides the valid ReduceOps */
+};
+
+/** @brief The TypeDesc of T (compile-time error with a readable message for unsupported T). */
+template<typename T>
+[[nodiscard]] TypeDesc typeDesc()
+{
+    return TypeDesc { MpiTypeInfo<T>::datatype(),
+                      MpiTypeInfo<T>::multiplicity(),
+                      sizeof(T),
+                      MpiTypeInfo<T>::typeClass() };
+}
+
+/**
+ * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
+ * it. Built by describe() (collectives.hpp) from a pointer, span, vector or Kokkos::View.
+ */
+struct Buffer
+{
+    void* data { nullptr };                         /**< the user's memory (host or device) */
+    std::size_t count { 0 };                        /**< values it holds */
+    bool present { false };                         /**< false for "no buffer" (inPlace, barrier) */
+    bool stage { false };                           /**< goes through a host staging buffer */
+    std::function<void()> fence;                    /**< fences the exec instance */
+    std::function<void(void*, std::size_t)> toHost; /**< copies n values to a host buffer */
+    std::function<void(const void*, std::size_t)> fromHost; /**< copies n values back */
+    std::any keepAlive; /**< a copy of the view, so its memory lives until completion */
+};
+
+/** @brief Everything one collective call needs; consumed by run(). */
+struct Call
+{
+    Kind kind { Kind::Barrier };        /**< which operation */
+    const char* name { "" };            /**< public name for messages ("allGatherV") */
+    TypeDesc type {};                   /**< element type */
+    Buffer send {};                     /**< send buffer (absent when in place) */
+    Buffer recv {};                     /**< receive buffer, or the in-place buffer */
+    bool inPlace { false };             /**< MPI_IN_PLACE form */
+    ReduceOp op { ReduceOp::Sum };      /**< for reductions */
+    int root { 0 };                     /**< for rooted operations */
+    std::span<const int> sendCounts {}; /**< values per rank (V operations) */
+    std::span<const int> recvCounts {}; /**< values per rank (V operations) */
+    MPI_Comm comm { MPI_COMM_NULL };    /**< communicator */
+    bool blocking { true };             /**< blocking call or i-variant */
+    std::source_location where {};      /**< the user's call site */
+};
+
+/**
+ * @brief Validates, fences, stages and starts (or runs) one collective. Blocking calls return
+ * an empty Request once the results are in the user's memory.
+ * @throws Error naming call.where and the bad value for bad input; Error for MPI failures.
+ */
+Request run(Call call);
+
+/** @brief Throws an Error at @p where unless MPI is initialised and not finalised. */
+void requireMpiRunning(const char* name, const std::source_location& where);
+
+/**
+ * @brief @p count times the size of @p comm (for pointer forms that take a per-rank count);
+ * @p count itself when it is negative, so the caller's check reports it.
+ * @throws Error when MPI is not running or @p comm is MPI_COMM_NULL.
+ */
+[[nodiscard]] int
+timesSize(int count, MPI_Comm comm, const char* name, const std::source_location& where);
+
+/** @brief The sum of the non-negative entries of @p counts (negative ones are reported later). */
+[[nodiscard]] int sum(std::span<const int> counts) noexcept;
+
+/** @brief counts[rank in comm], or 0 when it cannot be known (the call reports why). */
+[[nodiscard]] int countOf(std::span<const int> counts, MPI_Comm comm) noexcept;
+
+} // namespace fieldsync::mpi::detail

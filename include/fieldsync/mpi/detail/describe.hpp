@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/callOptions.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
+
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+namespace fieldsync::mpi::detail
+{
+
+/** @brief Marks "no buffer" (broadcast has one, barrier none). */
+struct NoBuffer
+{
+};
+
+/**
+ * @brief What the collectives accept as a buffer: std::span, std::vector and Kokkos::View.
+ * `element` keeps the constness, `memory_space` says where the values live.
+ */
+template<typename B>
+struct BufferTraits
+{
+    static constexpr bool isBuffer = false; /**< not a buffer */
+};
+
+/** @brief std::span: host memory. */
+template<typename T, std::size_t Extent>
+struct BufferTraits<std::span<T, Extent>>
+{
+    static constexpr bool isBuffer = true;         /**< a buffer */
+    static constexpr bool isView = false;          /**< not a Kokkos::View */
+    static constexpr bool constPropagates = false; /**< a const span is still writable */
+    using element = T;                             /**< value type, const for input only */
+    using memory_space = Kokkos::HostSpace;        /**< where the values live */
+};
+
+/** @brief std::vector: host memory, const when passed as const. */
+template<typename T, typename Allocator>
+struct BufferTraits<std::vector<T, Allocator>>
+{
+    static constexpr bool isBuffer = true;        /**< a buffer */
+    static constexpr bool isView = false;         /**< not a Kokkos::View */
+    static constexpr bool constPropagates = true; /**< a const vector is read only */
+    using element = T;                            /**< value type */
+    using memory_space = Kokkos::HostSpace;       /**< where the values live */
+};
+
+/** @brief Kokkos::View of any rank and memory space (must be contiguous at run time). */
+template<typename V>
+requires Kokkos::is_view<V>::value struct BufferTraits<V>
+{
+    static constexpr bool isBuffer = true;         /**< a buffer */
+    static constexpr bool isView = true;           /**< a Kokkos::View */
+    static constexpr bool constPropagates = false; /**< views carry const in value_type */
+    using element = typename V::value_type;        /**< value type, const for const views */
+    using memory_space = typename V::memory_space; /**< where the values live */
+};
+
+/** @brief A span, vector or Kokkos::View (any cv/ref). */
+template<typename B>
+concept BufferLike = BufferTraits<std::remove_cvref_t<B>>::isBuffer;
+
+/** @brief The element type of a buffer argument, const when the buffer is read only. */
+template<typename B>
+using ElementOf = std::conditional_t<
+    BufferTraits<std::remove_cvref_t<B>>::constPropagates &&
+        std::is_const_v<std::remove_reference_t<B>>,
+    const typename BufferTraits<std::remove_cvref_t<B>>::element,
+    typename BufferTraits<std::remove_cvref_t<B>>::element>;
+
+/** @brief The value type of a call: that of the send buffer, else that of the receive buffer. */
+template<typename S, typename R>
+using ValueOf = std::remove_const_t<ElementOf<std::conditional_t<BufferLike<S>, S, R>>>;
+
+/**
+ * @brief The type-erased description of @p count values of T at @p data in MemorySpace:
+ * whether to stage, how to fence @p exec, and how to copy to and from a host buffer.
+ */
+template<typename T, typename MemorySpace, typename ExecutionSpace>
+Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, Staging staging)
+{
+    using Value = std::remove_const_t<T>;
+    constexpr bool haveExec = !std::is_same_v<ExecutionSpace, ViewExecutionSpace>;
+    Buffer buffer;
+    buffer.data = const_cast<Value*>(data);
+    buffer.count = count;
+    buffer.present = true;
+    buffer.stage = useStaging<MemorySpace>(staging);
+    if constexpr (haveExec)
+    {
+        buffer.fence = [exec]
+        {
+            exec.fence();
+        };
+    }
+    if (!buffer.stage)
+    {
+        return buffer;
+    }
+    auto* user = const_cast<Value*>(data);
+    if constexpr (hostAccessible<MemorySpace>)
+    {
+        // callers fence before staging, so a plain copy is ordered after the user's kernels
+        buffer.toHost = [user](void* host, std::size_t n)
+        {
+            std::memcpy(host, user, n * sizeof(Value));
+        };
+        buffer.fromHost = [user](const void* host, std::size_t n)
+        {
+            std::memcpy(user, host, n * sizeof(Value));
+        };
+    }
+    else
+    {
+        static_assert(haveExec, "fieldsync: device memory needs an execution space");
+        using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+        using HostView = Kokkos::View<Value*, Kokkos::HostSpace, Unmanaged>;
+        using UserView = Kokkos::View<Value*, MemorySpace, Unmanaged>;
+        buffer.toHost = [user, exec](void* host, std::size_t n)
+        {
+            Kokkos::deep_copy(exec, HostView(static_cast<Value*>(host), n), UserView(user, n));
+            exec.fence();
+        };
+        buffer.fromHost = [user, exec](const void* host, std::size_t n)
+        {
+            Kokkos::deep_copy(
+                exec, UserView(user, n), HostView(static_cast<Value*>(const_cast<void*>(host)), n)
+            );
+            exec.fence();
+        };
+    }
+    return buffer;
+}
+
+/** @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view. */
+template<typename B, typename ExecutionSpace>
+Buffer describe(
+    B&& buffer,
+    const CallOptions<ExecutionSpace>& options,
+    const char* name,
+    const std::source_location& where
+)
+{
+    using Traits = BufferTraits<std::remove_cvref_t<B>>;
+    using T = ElementOf<B>;
+    if constexpr (Traits::isView)
+    {
+        FIELDSYNC_CHECK_AT(
+            buffer.span_is_contiguous() && buffer.span() == buffer.size(),
+            std::string(name) + ": Kokkos::View '" + buffer.label() + "' is not contiguous (size " +
+                std::to_string(buffer.size()) + ", span " + std::to_string(buffer.span()) +
+                "); pass a contiguous view or copy it first",
+            where
+        );
+        Buffer described;
+        if constexpr (std::is_same_v<ExecutionSpace, ViewExecutionSpace>)
+        {
+            using ViewExec = typename std::remove_cvref_t<B>::execution_space;
+            described = describeMemory<T, typename Traits::memory_space>(
+                buffer.data(), buffer.size(), ViewExec {}, options.staging
+            );
+        }
+        else
+        {
+            described = describeMemory<T, typename Traits::memory_space>(
+                buffer.data(), buffer.size(), options.exec, options.staging
+            );
+        }
+        described.keepAlive = std::remove_cvref_t<B>(buffer);
+        return described;
+    }
+    else
+    {
+        return describeMemory<T, Kokkos::HostSpace>(
+            buffer.data(), buffer.size(), options.exec, options.staging
+        );
+    }
+}
+
+/** @brief A host span over a pointer and an int count; a negative count is an Error. */
+template<typename T>
+std::span<T> hostSpan(T* data, int count, const char* name, const std::source_location& where)
+{
+    FIELDSYNC_CHECK_AT(
+        count >= 0, std::string(name) + ": negative count " + std::to_string(count), where
+    );
+    return std::span<T>(data, static_cast<std::size_t>(count));
+}
+
+/** @brief The scalars of a call besides its buffers. */
+struct Params
+{
+    ReduceOp op { ReduceOp::Sum };      /**< reduction */
+    int root { 0 };                     /**< root rank */
+    std::span<const int> sendCounts {}; /**< per-rank send counts */
+    std::span<const int> recvCounts {}; /**< per-rank receive counts */
+};
+
+/**
+ * @brief Builds the Call for @p send / @p recv (buffers, inPlace or NoBuffer) and runs it.
+ * The value type T is checked here: an unsupported T is a compile-time error.
+ */
+template<typename S, typename R, typename ExecutionSpace>
+Request submit(
+    Kind kind,
+    const char* name,
+    bool blocking,
+    S&& send,
+    R&& recv,
+    const Params& params,
+    MPI_Comm comm,
+    const CallOptions<ExecutionSpace>& options,
+    const std::source_location& where
+)
+{
+    Call call;
+    if constexpr (BufferLike<S> || BufferLike<R>)
+    {
+        using T = ValueOf<S, R>;
+        requireMpiCompatible<T>();
+        if constexpr (BufferLike<S> && BufferLike<R>)
+        {
+            static_assert(
+                std::
+                    is_same_v<std::remove_const_t<ElementOf<S>>, std::remove_const_t<ElementOf<R>>>,
+                "fieldsync: send and receive buffers must hold the same value type"
+            );
+        }
+        call.type = typeDesc<T>();
+    }
+    constexpr bool sendInPlace = std::is_same_v<std::remove_cvref_t<S>, InPlace>;
+    constexpr bool recvInPlace = std::is_same_v<std::remove_cvref_t<R>, InPlace>;
+    call.kind = kind;
+    call.name = name;
+    call.inPlace = sendInPlace || recvInPlace;
+    requireMpiRunning(name, where);
+    // the one buffer of an in-place call is always call.recv
+    if constexpr (recvInPlace)
+    {
+        static_assert(
+            !std::is_const_v<ElementOf<S>>, "fieldsync: the in-place buffer is read only"
+        );
+        call.recv = describe(std::forward<S>(send), options, name, where);
+    }
+    else
+    {
+        if constexpr (BufferLike<S>)
+        {
+            call.send = describe(std::forward<S>(send), options, name, where);
+        }
+        if constexpr (BufferLike<R>)
+        {
+            static_assert(
+                !std::is_const_v<ElementOf<R>>, "fieldsync: the receive buffer is read only"
+            );
+            call.recv = describe(std::forward<R>(recv), options, name, where);
+        }
+    }
+    call.op = params.op;
+    call.root = params.root;
+    call.sendCounts = params.sendCounts;
+    call.recvCounts = params.recvCounts;
+    call.comm = comm;
+    call.blocking = blocking;
+    call.where = where;
+    return run(std::move(call));
+}
+
+} // namespace fieldsync::mpi::detail

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: MIT
+// The seed's environment header: MPIInit and MPIEnvironment.
+#pragma once
+
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/mpiInit.hpp"
+
+// The seed's examples print with std::cout after including only environment.hpp and
+// operators.hpp, so this header provides <iostream>.
+#include <iostream>

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <mpi.h>
+
+namespace fieldsync::mpi
+{
+
+namespace detail
+{
+struct RequestState;
+} // namespace detail
+
+/**
+ * @brief A non-blocking collective in flight (returned by iAllReduce, iBroadcast, ...).
+ *
+ * Owns everything the operation needs until it completes: the MPI request, host staging
+ * buffers, count and displacement arrays, and a reference to each Kokkos view involved.
+ * Completion (wait(), a test() that returns true, waitAll, waitAny) also copies staged results
+ * back into the user's memory. Movable, not copyable. Destroying a Request that was never
+ * completed logs an error naming the call site that started it and then waits for it, so memory
+ * is never released under MPI's feet.
+ */
+class Request
+{
+public:
+    /** @brief An empty request: complete, wait() returns at once. */
+    Request() noexcept;
+
+    /** @brief Takes over a started operation (used by the collectives). */
+    explicit Request(std::unique_ptr<detail::RequestState> state) noexcept;
+
+    Request(const Request&) = delete;
+    Request& operator=(const Request&) = delete;
+
+    /** @brief Moves the operation; @p other becomes empty. */
+    Request(Request&& other) noexcept;
+
+    /** @brief Completes (logging an error, as the destructor does) any operation held, then moves.
+     */
+    Request& operator=(Request&& other) noexcept;
+
+    /** @brief Waits for an uncompleted operation after logging an error naming its call site. */
+    ~Request();
+
+    /** @brief Blocks until the operation is complete and its results are in the user's memory. */
+    void wait();
+
+    /** @brief Completes the operation if MPI says it is done; true when complete (or empty). */
+    [[nodiscard]] bool test();
+
+    /** @brief Whether an operation is held and not yet completed. */
+    [[nodiscard]] bool active() const noexcept;
+
+    /** @brief The call site that started the operation (empty location for an empty request). */
+    [[nodiscard]] std::source_location where() const noexcept;
+
+    /** @brief Completes every request (MPI_Waitall over the active ones). */
+    static void waitAll(std::span<Request> requests);
+
+    /**
+     * @brief Completes one active request and returns its index, or requests.size() when none
+     * is active.
+     */
+    static std::size_t waitAny(std::span<Request> requests);
+
+private:
+    void abandon() noexcept; /**< complete in the destructor / move assignment, logging */
+
+    /** @brief The MPI handles of the active requests and their indices in @p requests. */
+    static std::pair<std::vector<MPI_Request>, std::vector<std::size_t>>
+    activeHandles(std::span<Request> requests);
+
+    std::unique_ptr<detail::RequestState> state_; /**< the operation, null when empty */
+};
+
+} // namespace fieldsync::mpi

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+// Every collective on std::vector, the pointer + count forms, spans, scalars and every op.
+#include "collectiveChecks.hpp"
+
+#include <algorithm>
+#include <span>
+
+using fieldsync_test::Vec3;
+namespace fm = fieldsync::mpi;
+
+TEMPLATE_TEST_CASE(
+    "every collective on std::vector matches the independent formula",
+    "[collectives][vector]",
+    int,
+    double,
+    std::complex<double>,
+    (std::array<double, 3>),
+    Vec3
+)
+{
+    const bool blocking = GENERATE(true, false);
+    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
+    fieldsync_test::checkAllCollectives<TestType, fieldsync_test::VectorForm>({ blocking, staging }
+    );
+}
+
+TEST_CASE("pointer + count forms of every collective", "[collectives][pointer]")
+{
+    using fieldsync_test::f;
+    using fieldsync_test::g;
+    using fieldsync_test::sumF;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &size);
+    const auto P = static_cast<std::size_t>(size);
+    const auto ume = static_cast<std::size_t>(me);
+    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
+    const fm::CallOptions<> opts { staging };
+    const int n { 2 };
+    const auto un = static_cast<std::size_t>(n);
+    std::vector<double> send(un * P);
+    std::vector<double> recv(un * P, -1.0);
+    for (std::size_t k = 0; k < un * P; ++k)
+    {
+        send[k] = f<double>(me, k);
+    }
+    std::vector<int> counts(P);
+    for (std::size_t r = 0; r < P; ++r)
+    {
+        counts[r] = n;
+    }
+
+    fm::allReduce(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
+    CHECK(recv[1] == sumF<double>(0, size - 1, 1));
+    std::vector<double> io(send);
+    fm::allReduce(io.data(), n, fm::ReduceOp::Sum, comm, opts);
+    CHECK(io[1] == sumF<double>(0, size - 1, 1));
+
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::reduce(send.data(), me == 0 ? recv.data() : nullptr, n, fm::ReduceOp::Sum, 0, comm, opts);
+    CHECK((me != 0 || recv[0] == sumF<double>(0, size - 1, 0)));
+    io = send;
+    fm::reduce(io.data(), n, fm::ReduceOp::Sum, 0, comm, opts);
+    CHECK((me != 0 || io[0] == sumF<double>(0, size - 1, 0)));
+
+    io = send;
+    fm::broadcast(io.data(), n, size - 1, comm, opts);
+    CHECK(io[1] == f<double>(size - 1, 1));
+
+    fm::allGather(send.data(), n, recv.data(), comm, opts);
+    CHECK(recv[un * (P - 1) + 1] == f<double>(size - 1, 1));
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::allGatherV(send.data(), n, recv.data(), counts, comm, opts);
+    CHECK(recv[un * (P - 1) + 1] == f<double>(size - 1, 1));
+
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::gather(send.data(), n, me == 0 ? recv.data() : nullptr, 0, comm, opts);
+    CHECK((me != 0 || recv[un * (P - 1)] == f<double>(size - 1, 0)));
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::gatherV(send.data(), n, recv.data(), counts, 0, comm, opts);
+    CHECK((me != 0 || recv[un * (P - 1)] == f<double>(size - 1, 0)));
+
+    // root 0 scatters its send: rank r gets f(0, r*n + i)
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::scatter(me == 0 ? send.data() : nullptr, recv.data(), n, 0, comm, opts);
+    CHECK(recv[1] == f<double>(0, ume * un + 1));
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::scatterV(send.data(), counts, recv.data(), n, 0, comm, opts);
+    CHECK(recv[1] == f<double>(0, ume * un + 1));
+
+    std::vector<double> a2a(un * P);
+    for (std::size_t r = 0; r < P; ++r)
+    {
+        for (std::size_t i = 0; i < un; ++i)
+        {
+            a2a[r * un + i] = g<double>(me, static_cast<int>(r), i);
+        }
+    }
+    fm::allToAll(a2a.data(), recv.data(), n, comm, opts);
+    CHECK(recv[un * (P - 1) + 1] == g<double>(size - 1, me, 1));
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::allToAllV(a2a.data(), counts, recv.data(), counts, comm, opts);
+    CHECK(recv[1] == g<double>(0, me, 1));
+
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::reduceScatter(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
+    CHECK(recv[1] == sumF<double>(0, size - 1, ume * un + 1));
+    std::fill(recv.begin(), recv.end(), -1.0);
+    fm::reduceScatter(send.data(), recv.data(), counts, fm::ReduceOp::Sum, comm, opts);
+    CHECK(recv[1] == sumF<double>(0, size - 1, ume * un + 1));
+
+    fm::scan(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
+    CHECK(recv[1] == sumF<double>(0, me, 1));
+    fm::exScan(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
+    CHECK((me == 0 || recv[1] == sumF<double>(0, me - 1, 1)));
+
+    // non-blocking pointer forms share the code; one of each shape
+    auto r1 = fm::iAllReduce(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
+    r1.wait();
+    CHECK(recv[0] == sumF<double>(0, size - 1, 0));
+    auto r2 = fm::iAllGatherV(send.data(), n, recv.data(), counts, comm, opts);
+    r2.wait();
+    CHECK(recv[un * (P - 1)] == f<double>(size - 1, 0));
+    fm::barrier(comm);
+    auto r3 = fm::iBarrier(comm);
+    r3.wait();
+}
+
+TEST_CASE("scalar forms: allReduce(T&) and the seed's reduceAllScalar", "[collectives][scalar]")
+{
+    int size { 1 };
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    double value { 1.0 };
+    fm::reduceAllScalar(&value, fm::ReduceOp::SUM, MPI_COMM_WORLD);
+    CHECK(value == static_cast<double>(size));
+    int count { 2 };
+    fm::allReduce(count, fm::ReduceOp::Prod, MPI_COMM_WORLD);
+    CHECK(count == (1 << size));
+    fieldsync_test::Vec3 v { 1.0, 2.0, 3.0 };
+    fm::allReduce(v, fm::ReduceOp::Max, MPI_COMM_WORLD);
+    CHECK(v == fieldsync_test::Vec3 { 1.0, 2.0, 3.0 });
+}
+
+TEST_CASE("every reduction op gives the independently computed result", "[collectives][ops]")
+{
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    auto reduced = [&](int value, fm::ReduceOp op)
+    {
+        fm::allReduce(value, op, comm);
+        return value;
+    };
+    // rank r contributes r + 3 (and bit r for the bit ops)
+    CHECK(reduced(me + 3, fm::ReduceOp::Min) == 3);
+    CHECK(reduced(me + 3, fm::ReduceOp::MAX) == size + 2);
+    CHECK(reduced(1 << me, fm::ReduceOp::BOr) == (1 << size) - 1);
+    CHECK(reduced(1 << me, fm::ReduceOp::BXor) == (1 << size) - 1);
+    CHECK(reduced(me == 0 ? 1 : 3, fm::ReduceOp::BAnd) == 1);
+    CHECK(reduced(me, fm::ReduceOp::LAnd) == 0); // rank 0 contributes 0
+    CHECK(reduced(me, fm::ReduceOp::LOr) == (size > 1 ? 1 : 0));
+    bool flag { me == size - 1 };
+    fm::allReduce(flag, fm::ReduceOp::LOr, comm);
+    CHECK(flag);
+    flag = me == size - 1;
+    fm::allReduce(flag, fm::ReduceOp::LAnd, comm);
+    CHECK(flag == (size == 1));
+    double x { 1.5 * me };
+    fm::allReduce(x, fm::ReduceOp::Max, comm);
+    CHECK(x == 1.5 * (size - 1));
+
+    // MinLoc / MaxLoc: value (r * 5) % size + r / 10.0, index r; expected found by a loop
+    fm::ValueIndex<double> mine { static_cast<double>((me * 5) % size) + me / 10.0, me };
+    double bestMin { 1e300 };
+    double bestMax { -1e300 };
+    int minAt { -1 };
+    int maxAt { -1 };
+    for (int r = 0; r < size; ++r)
+    {
+        const double v = static_cast<double>((r * 5) % size) + r / 10.0;
+        if (v < bestMin)
+        {
+            bestMin = v;
+            minAt = r;
+        }
+        if (v > bestMax)
+        {
+            bestMax = v;
+            maxAt = r;
+        }
+    }
+    auto lo = mine;
+    auto hi = mine;
+    fm::allReduce(lo, fm::ReduceOp::MinLoc, comm);
+    fm::allReduce(hi, fm::ReduceOp::MAXLOC, comm);
+    CHECK(lo.value == bestMin);
+    CHECK(lo.index == minAt);
+    CHECK(hi.value == bestMax);
+    CHECK(hi.index == maxAt);
+    std::vector<fm::ValueIndex<int>> pairs { { me, me }, { -me, me } };
+    fm::allReduce(pairs, fm::ReduceOp::MaxLoc, comm);
+    CHECK(pairs[0].value == size - 1);
+    CHECK(pairs[0].index == size - 1);
+    CHECK(pairs[1].value == 0);
+    CHECK(pairs[1].index == 0);
+}
+
+TEST_CASE("spans and const inputs", "[collectives][span]")
+{
+    int size { 1 };
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const std::vector<int> input { 1, 2, 3 };
+    std::array<int, 3> output {};
+    fm::allReduce(input, std::span<int>(output), fm::ReduceOp::Sum, MPI_COMM_WORLD);
+    CHECK(output == std::array<int, 3> { size, 2 * size, 3 * size });
+    Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> view(
+        input.data(), 3
+    );
+    std::vector<int> out(3);
+    fm::allReduce(view, out, fm::ReduceOp::Max, MPI_COMM_WORLD);
+    CHECK(out == input);
+}

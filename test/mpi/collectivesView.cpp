@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// Every collective on host Kokkos::View buffers, blocking and not, direct and staged.
+#include "collectiveChecks.hpp"
+
+using fieldsync_test::Vec3;
+
+TEMPLATE_TEST_CASE(
+    "every collective on Kokkos views matches the independent formula",
+    "[collectives][view]",
+    int,
+    double,
+    std::complex<double>,
+    (std::array<double, 3>),
+    Vec3
+)
+{
+    const bool blocking = GENERATE(true, false);
+    const auto staging = GENERATE(fieldsync::mpi::Staging::Auto, fieldsync::mpi::Staging::Always);
+    fieldsync_test::checkAllCollectives<TestType, fieldsync_test::ViewForm>({ blocking, staging });
+}
+
+TEST_CASE(
+    "collectives on a rank-2 view and with an explicit execution space", "[collectives][view]"
+)
+{
+    namespace fm = fieldsync::mpi;
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> field("field", 4, 2);
+    Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> result("result", 4, 2);
+    const Kokkos::DefaultHostExecutionSpace exec;
+    Kokkos::parallel_for(
+        "fill",
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(exec, 0, 4),
+        KOKKOS_LAMBDA(const int i) {
+            field(i, 0) = me + i;
+            field(i, 1) = 2.0 * me;
+        }
+    );
+    // the fence of exec is the library's job
+    fm::allReduce(
+        field, result, fm::ReduceOp::Sum, MPI_COMM_WORLD, fm::withExecutionSpace(exec, staging)
+    );
+    const double rankSum = size * (size - 1) / 2.0;
+    for (int i = 0; i < 4; ++i)
+    {
+        CHECK(result(i, 0) == rankSum + size * i);
+        CHECK(result(i, 1) == 2.0 * rankSum);
+    }
+    auto request = fm::iBroadcast(field, 0, MPI_COMM_WORLD, fm::withExecutionSpace(exec, staging));
+    request.wait();
+    CHECK(field(3, 0) == 3.0);
+    CHECK(field(3, 1) == 0.0);
+}

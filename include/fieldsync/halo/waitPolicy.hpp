@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <string>
+#include <string_view>
+
+#include <mpi.h>
+
+namespace fieldsync::mpi
+{
+
+/** @brief What a wait does when it runs past its time-out. */
+enum class TimeoutAction
+{
+    Warn, /**< log a warning (repeated with back-off) and keep waiting: the default */
+    Error /**< throw a fieldsync::Error with the same text */
+};
+
+/**
+ * @brief How long a halo wait may take before it reports, and what it does then.
+ *
+ * The default comes from the environment: FIELDSYNC_WAIT_TIMEOUT (seconds, default 60) and
+ * FIELDSYNC_WAIT_TIMEOUT_ACTION (`warn`, the default, or `error`). A Communicator or buffer may
+ * override it with its own policy.
+ */
+struct WaitPolicy
+{
+    double timeoutSeconds { 60.0 };               /**< seconds before the first report */
+    TimeoutAction action { TimeoutAction::Warn }; /**< warn and go on, or throw */
+
+    /** @brief The policy the environment variables ask for (read on each call). */
+    [[nodiscard]] static WaitPolicy fromEnvironment();
+};
+
+/**
+ * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests,
+ * then tests with std::this_thread::yield, then tests with sleeps that back off to 1 ms.
+ *
+ * After policy.timeoutSeconds it builds the report "<what> (call site <where>) has waited N s
+ * for: <describe()>" and either logs it as a warning, repeated at 2x, 4x, ... the time-out,
+ * or throws it as a fieldsync::Error (naming @p where), as @p policy says. The operation stays
+ * in flight after the error and may be waited for again.
+ */
+void waitWithTimeout(
+    const std::function<bool()>& test,
+    const std::function<std::string()>& describe,
+    const WaitPolicy& policy,
+    std::string_view what,
+    const std::source_location& where
+);
+
+/** @brief The MPI tag for a 32-bit key hash on @p comm: hash modulo the real MPI_TAG_UB. */
+[[nodiscard]] int tagFromHash(std::uint32_t hash, MPI_Comm comm);
+
+} // namespace fieldsync::mpi

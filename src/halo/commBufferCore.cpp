@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/halo/commBufferCore.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace fieldsync::mpi
+{
+
+const char* toString(BufferState state) noexcept
+{
+    switch (state)
+    {
+    case BufferState::Free:
+        return "free";
+    case BufferState::Claimed:
+        return "claimed";
+    case BufferState::InFlight:
+        return "in flight";
+    case BufferState::Complete:
+        return "complete";
+    }
+    return "unknown";
+}
+
+CommBufferCore::CommBufferCore(MPIEnvironment env, std::vector<std::size_t> rankCommSize)
+    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank())
+{
+    setCommRankSize(std::move(rankCommSize));
+}
+
+CommBufferCore::CommBufferCore(
+    MPIEnvironment env, std::vector<int> ranks, std::vector<std::size_t> counts
+)
+    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank())
+{
+    setNeighbours(std::move(ranks), std::move(counts));
+}
+
+CommBufferCore::~CommBufferCore()
+{
+    freeRequests();
+}
+
+void CommBufferCore::fail(const std::string& message, const std::source_location& where) const
+{
+    throw Error(
+        "communication buffer '" + (name_.empty() ? std::string("<unclaimed>") : name_) +
+            "': " + message,
+        where
+    );
+}
+
+void CommBufferCore::setCommRankSize(
+    std::vector<std::size_t> rankCommSize, std::source_location where
+)
+{
+    if (rankCommSize.size() != static_cast<std::size_t>(nRanks_))
+    {
+        fail(
+            "setCommRankSize: " + std::to_string(rankCommSize.size()) +
+                " sizes for a communicator of " + std::to_string(nRanks_) + " ranks",
+            where
+        );
+    }
+    std::vector<int> ranks(rankCommSize.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+    {
+        ranks[r] = static_cast<int>(r);
+    }
+    setNeighbours(std::move(ranks), std::move(rankCommSize), where);
+}
+
+void CommBufferCore::setNeighbours(
+    std::vector<int> ranks, std::vector<std::size_t> counts, std::source_location where
+)
+{
+    requireState(BufferState::Free, "setNeighbours", where);
+    if (ranks.size() != counts.size())
+    {
+        fail(
+            "setNeighbours: " + std::to_string(ranks.size()) + " ranks but " +
+                std::to_string(counts.size()) + " sizes",
+            where
+        );
+    }
+    for (std::size_t k = 0; k < ranks.size(); ++k)
+    {
+        if (ranks[k] < 0 || ranks[k] >= nRanks_)
+        {
+            fail(
+                "neighbour rank " + std::to_string(ranks[k]) + " is out of range [0, " +
+                    std::to_string(nRanks_) + ")",
+                where
+            );
+        }
+        if (k > 0 && ranks[k] <= ranks[k - 1])
+        {
+            fail(
+                "neighbour ranks must be strictly ascending, got " + std::to_string(ranks[k - 1]) +
+                    " then " + std::to_string(ranks[k]),
+                where
+            );
+        }
+    }
+    freeRequests();
+    ranks_ = std::move(ranks);
+    counts_ = std::move(counts);
+    byteOffsets_.assign(ranks_.size() + 1, 0);
+    direct_.assign(ranks_.size(), nullptr);
+    directCount_ = 0;
+}
+
+int CommBufferCore::slotOf(int rank, const std::source_location& where) const
+{
+    if (rank < 0 || rank >= nRanks_)
+    {
+        fail(
+            "rank " + std::to_string(rank) + " is out of range [0, " + std::to_string(nRanks_) +
+                ")",
+            where
+        );
+    }
+    const auto pos = std::lower_bound(ranks_.begin(), ranks_.end(), rank);
+    if (pos == ranks_.end() || *pos != rank)
+    {
+        return -1;
+    }
+    return static_cast<int>(pos - ranks_.begin());
+}
+
+void CommBufferCore::requireState(
+    BufferState expected, std::string_view call, const std::source_location& where
+) const
+{
+    if (state_ == expected)
+    {
+        return;
+    }
+    std::string why;
+    if (call.starts_with("initComm"))
+    {
+        why = "the buffer is already claimed";
+    }
+    else if (state_ == BufferState::InFlight)
+    {
+        why = "communication is in flight (wait for it to complete first)";
+    }
+    else if (state_ == BufferState::Free)
+    {
+        why = "the buffer is not claimed (call initComm first)";
+    }
+    else
+    {
+        why = std::string("the buffer is ") + toString(state_) + ", not " + toString(expected);
+    }
+    fail(std::string(call) + ": " + why, where);
+}
+
+std::size_t CommBufferCore::claim(
+    std::string_view name,
+    const std::type_info& type,
+    std::size_t entryBytes,
+    const std::source_location& where
+)
+{
+    if (state_ != BufferState::Free)
+    {
+        fail(
+            "initComm('" + std::string(name) + "'): the buffer is already claimed (state " +
+                toString(state_) + ")",
+            where
+        );
+    }
+    if (name.empty())
+    {
+        throw Error("communication buffer: initComm needs a non-empty name", where);
+    }
+    name_.assign(name);
+    type_ = &type;
+    entryBytes_ = entryBytes;
+    for (std::size_t k = 0; k < ranks_.size(); ++k)
+    {
+        byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
+    }
+    std::fill(direct_.begin(), direct_.end(), nullptr);
+    directCount_ = 0;
+    state_ = BufferState::Claimed;
+    return byteOffsets_.back();
+}
+
+void CommBufferCore::checkType(const std::type_info& type, const std::source_location& where) const
+{
+    if (type_ == nullptr || *type_ != type)
+    {
+        fail(
+            std::string("the buffer was claimed with element type '") +
+                (type_ != nullptr ? type_->name() : "none") + "', asked for type '" + type.name() +
+                "'",
+            where
+        );
+    }
+}
+
+void CommBufferCore::setDirect(std::size_t k, void* data, std::source_location where)
+{
+    if (state_ != BufferState::Claimed)
+    {
+        fail("setDirect: the buffer must be claimed and not started", where);
+    }
+    if (k >= direct_.size())
+    {
+        fail("setDirect: neighbour slot " + std::to_string(k) + " does not exist", where);
+    }
+    directCount_ += (data != nullptr ? 1 : 0) - (direct_[k] != nullptr ? 1 : 0);
+    direct_[k] = data;
+}
+
+void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_location& where)
+{
+    // Assemble this post's messages; persistent requests are reused when nothing changed.
+    std::size_t n { 0 };
+    bool same = requestsPersistent_ && persistent_ && tag == requestTag_;
+    for (std::size_t k = 0; k < ranks_.size(); ++k)
+    {
+        const std::size_t bytes = bytesOf(k);
+        if (ranks_[k] == myRank_ || bytes == 0)
+        {
+            continue;
+        }
+        if (bytes > static_cast<std::size_t>(INT_MAX))
+        {
+            fail(
+                "message to rank " + std::to_string(ranks_[k]) + " of " + std::to_string(bytes) +
+                    " bytes exceeds INT_MAX",
+                where
+            );
+        }
+        void* data = direct_[k] != nullptr ? direct_[k] : base + byteOffsets_[k];
+        same = same && n < requestData_.size() && requestData_[n] == data &&
+               requestRank_[n] == ranks_[k] && requestBytes_[n] == static_cast<int>(bytes);
+        ++n;
+    }
+    same = same && n == requestData_.size();
+    if (same)
+    {
+        if (n > 0)
+        {
+            FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(n), requests_.data()), where);
+        }
+        return;
+    }
+    freeRequests();
+    requests_.clear();
+    requestRank_.clear();
+    requestData_.clear();
+    requestBytes_.clear();
+    for (std::size_t k = 0; k < ranks_.size(); ++k)
+    {
+        const std::size_t bytes = bytesOf(k);
+        if (ranks_[k] == myRank_ || bytes == 0)
+        {
+            continue;
+        }
+        void* data = direct_[k] != nullptr ? direct_[k] : base + byteOffsets_[k];
+        requestRank_.push_back(ranks_[k]);
+        requestData_.push_back(data);
+        requestBytes_.push_back(static_cast<int>(bytes));
+        requests_.push_back(MPI_REQUEST_NULL);
+        const int count = static_cast<int>(bytes);
+        MPI_Request& request = requests_.back();
+        if (persistent_)
+        {
+            if (isSend)
+            {
+                FIELDSYNC_MPI_AT(
+                    MPI_Send_init(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
+                );
+            }
+            else
+            {
+                FIELDSYNC_MPI_AT(
+                    MPI_Recv_init(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
+                );
+            }
+        }
+        else if (isSend)
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Isend(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
+            );
+        }
+        else
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Irecv(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
+            );
+        }
+    }
+    requestTag_ = tag;
+    requestsPersistent_ = persistent_;
+    if (persistent_ && !requests_.empty())
+    {
+        FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), where);
+    }
+}
+
+bool CommBufferCore::testRequests(const std::source_location& where)
+{
+    if (requests_.empty())
+    {
+        return true;
+    }
+    int flag { 0 };
+    FIELDSYNC_MPI_AT(
+        MPI_Testall(
+            static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE
+        ),
+        where
+    );
+    return flag != 0;
+}
+
+std::string CommBufferCore::describePending(bool isSend, const std::source_location& where)
+{
+    std::string text;
+    for (std::size_t i = 0; i < requests_.size(); ++i)
+    {
+        int flag { 0 };
+        FIELDSYNC_MPI_AT(MPI_Test(&requests_[i], &flag, MPI_STATUS_IGNORE), where);
+        if (flag != 0)
+        {
+            continue;
+        }
+        if (!text.empty())
+        {
+            text += ", ";
+        }
+        text += std::string(isSend ? "send to rank " : "receive from rank ") +
+                std::to_string(requestRank_[i]) + " (" + std::to_string(requestBytes_[i]) + " B)";
+    }
+    return text;
+}
+
+void CommBufferCore::freeRequests() noexcept
+{
+    int finalised { 0 };
+    MPI_Finalized(&finalised);
+    for (MPI_Request& request : requests_)
+    {
+        if (request == MPI_REQUEST_NULL || finalised)
+        {
+            continue;
+        }
+        int flag { 0 };
+        MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+        if (flag == 0)
+        {
+            logger().error(
+                "communication buffer '{}': dropping a request still in flight; cancelling it",
+                name_
+            );
+            MPI_Cancel(&request);
+        }
+        if (request != MPI_REQUEST_NULL)
+        {
+            MPI_Request_free(&request);
+        }
+    }
+    requests_.clear();
+    requestRank_.clear();
+    requestData_.clear();
+    requestBytes_.clear();
+    requestsPersistent_ = false;
+}
+
+} // namespace fieldsync::mpi

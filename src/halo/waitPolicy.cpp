@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/halo/waitPolicy.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+namespace fieldsync::mpi
+{
+
+WaitPolicy WaitPolicy::fromEnvironment()
+{
+    WaitPolicy policy;
+    policy.timeoutSeconds = envDouble("FIELDSYNC_WAIT_TIMEOUT", 60.0);
+    FIELDSYNC_CHECK(
+        policy.timeoutSeconds > 0.0,
+        "FIELDSYNC_WAIT_TIMEOUT must be positive, got " + std::to_string(policy.timeoutSeconds)
+    );
+    const std::string action = envString("FIELDSYNC_WAIT_TIMEOUT_ACTION", "warn");
+    if (action == "error")
+    {
+        policy.action = TimeoutAction::Error;
+    }
+    else
+    {
+        FIELDSYNC_CHECK(
+            action == "warn",
+            "FIELDSYNC_WAIT_TIMEOUT_ACTION='" + action + "' is neither 'warn' nor 'error'"
+        );
+    }
+    return policy;
+}
+
+void waitWithTimeout(
+    const std::function<bool()>& test,
+    const std::function<std::string()>& describe,
+    const WaitPolicy& policy,
+    std::string_view what,
+    const std::source_location& where
+)
+{
+    using Clock = std::chrono::steady_clock;
+    if (test())
+    {
+        return;
+    }
+    const auto start = Clock::now();
+    const auto spinFor = std::chrono::microseconds { 20 };
+    const auto yieldFor = std::chrono::microseconds { 1000 };
+    auto sleep = std::chrono::microseconds { 10 };
+    double reportAt { policy.timeoutSeconds };
+    while (!test())
+    {
+        const auto waited = Clock::now() - start;
+        if (waited < spinFor)
+        {
+            continue;
+        }
+        const double seconds = std::chrono::duration<double>(waited).count();
+        if (seconds >= reportAt)
+        {
+            char waitedText[32];
+            std::snprintf(waitedText, sizeof(waitedText), "%.3g", seconds);
+            const std::string message = std::string(what) + " (call site " + toString(where) +
+                                        ") has waited " + waitedText + " s (time-out " +
+                                        std::to_string(policy.timeoutSeconds) + " s) for " +
+                                        describe();
+            if (policy.action == TimeoutAction::Error)
+            {
+                throw Error(message, where);
+            }
+            logger().warn("{}", message);
+            reportAt *= 2.0;
+        }
+        if (waited < yieldFor)
+        {
+            std::this_thread::yield();
+        }
+        else
+        {
+            std::this_thread::sleep_for(sleep);
+            sleep = std::min(sleep * 2, std::chrono::microseconds { 1000 });
+        }
+    }
+}
+
+int tagFromHash(std::uint32_t hash, MPI_Comm comm)
+{
+    int* upper { nullptr };
+    int flag { 0 };
+    FIELDSYNC_MPI(MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &flag));
+    const int tagUpperBound = (flag != 0 && upper != nullptr) ? *upper : 32767;
+    return static_cast<int>(hash % static_cast<std::uint32_t>(tagUpperBound));
+}
+
+} // namespace fieldsync::mpi

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: MIT
+// The Communicator against the truth: owned cells hold truth(global id, component), every ghost
+// is checked after the exchange; reverse results are checked against sums computed here.
+#include "fieldsync_test/catch.hpp"
+
+#include "haloPatterns.hpp"
+
+#include "fieldsync/halo/communicator.hpp"
+
+#include <cmath>
+#include <span>
+
+using fieldsync::Communicator;
+using fieldsync::test::Setup;
+using fieldsync::test::Shape;
+using fieldsync::test::truth;
+namespace mpi = fieldsync::mpi;
+
+namespace
+{
+using View1 = Kokkos::View<double*>;
+using ViewL = Kokkos::View<double**, Kokkos::LayoutLeft>;
+using ViewR = Kokkos::View<double**, Kokkos::LayoutRight>;
+
+mpi::MPIEnvironment world()
+{
+    return mpi::MPIEnvironment(MPI_COMM_WORLD);
+}
+
+Setup setupFor(Shape shape, std::uint64_t seed, bool scatter, int maxSize = 12)
+{
+    const auto env = world();
+    return fieldsync::test::makeSetup(env.rank(), env.sizeRank(), shape, seed, maxSize, scatter);
+}
+
+/** Owned cells hold truth(), ghosts -1. */
+template<typename V>
+V makeField(const Setup& setup, int components, int step = 0)
+{
+    V field;
+    if constexpr (V::rank == 1)
+    {
+        field = V("field", setup.nLocal);
+    }
+    else
+    {
+        field = V("field", setup.nLocal, components);
+    }
+    auto host = Kokkos::create_mirror_view(field);
+    for (int i = 0; i < setup.nLocal; ++i)
+    {
+        for (int c = 0; c < components; ++c)
+        {
+            const double value = i < setup.nOwned
+                                     ? truth(setup.globalId[static_cast<std::size_t>(i)], c, step)
+                                     : -1.0;
+            if constexpr (V::rank == 1)
+            {
+                host(i) = value;
+            }
+            else
+            {
+                host(i, c) = value;
+            }
+        }
+    }
+    Kokkos::deep_copy(field, host);
+    return field;
+}
+
+/** Counts cells (owned and ghost) that differ from truth(). */
+template<typename V>
+int countWrong(const V& field, const Setup& setup, int components, int step = 0)
+{
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+    int wrong { 0 };
+    for (int i = 0; i < setup.nLocal; ++i)
+    {
+        const long g = setup.globalId[static_cast<std::size_t>(i)];
+        for (int c = 0; c < components; ++c)
+        {
+            double value { 0 };
+            if constexpr (V::rank == 1)
+            {
+                value = host(i);
+            }
+            else
+            {
+                value = host(i, c);
+            }
+            wrong += value == truth(g, c, step) ? 0 : 1;
+        }
+    }
+    return wrong;
+}
+
+const char* name(Shape shape)
+{
+    return shape == Shape::Ring ? "ring" : shape == Shape::AllToAll ? "all-to-all" : "random";
+}
+} // namespace
+
+TEST_CASE("Forward exchange of rank-1 views: ring, all-to-all and random graphs")
+{
+    for (const Shape shape : { Shape::Ring, Shape::AllToAll, Shape::Random })
+    {
+        for (const bool scatter : { false, true })
+        {
+            for (const bool persistent : { true, false })
+            {
+                for (const std::uint64_t seed : { 1ULL, 2ULL, 3ULL })
+                {
+                    CAPTURE(name(shape), scatter, persistent, seed);
+                    const Setup setup = setupFor(shape, seed, scatter);
+                    Communicator comm(world(), setup.send, setup.receive);
+                    comm.setPersistent(persistent);
+                    auto field = makeField<View1>(setup, 1);
+                    for (int step = 0; step < 3; ++step) // reuse: persistent requests restart
+                    {
+                        comm.startComm(field, "rank1");
+                        comm.finaliseComm(field, "rank1");
+                        REQUIRE(countWrong(field, setup, 1) == 0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("Rank-2 views in both layouts, vectors and spans")
+{
+    const Setup setup = setupFor(Shape::Random, 11, true);
+    Communicator comm(world(), setup.send, setup.receive);
+    SECTION("LayoutLeft")
+    {
+        auto field = makeField<ViewL>(setup, 3);
+        comm.startComm(field);
+        comm.finaliseComm(field);
+        REQUIRE(countWrong(field, setup, 3) == 0);
+    }
+    SECTION("LayoutRight, contiguous ghosts (in place)")
+    {
+        const Setup contiguous = setupFor(Shape::AllToAll, 12, false);
+        Communicator direct(world(), contiguous.send, contiguous.receive);
+        auto field = makeField<ViewR>(contiguous, 2);
+        direct.startComm(field);
+        direct.finaliseComm(field);
+        REQUIRE(countWrong(field, contiguous, 2) == 0);
+    }
+    SECTION("std::vector and std::span")
+    {
+        auto view = makeField<View1>(setup, 1);
+        std::vector<double> values(view.data(), view.data() + view.extent(0));
+        comm.startComm(values, "vector");
+        comm.finaliseComm(values, "vector");
+        REQUIRE(countWrong(View1(Kokkos::view_alloc(), 0), Setup {}, 1) == 0);
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> wrapped(
+            values.data(), values.size()
+        );
+        REQUIRE(countWrong(wrapped, setup, 1) == 0);
+
+        auto other = makeField<View1>(setup, 1);
+        std::vector<double> storage(other.data(), other.data() + other.extent(0));
+        std::span<double> span(storage);
+        comm.startComm(span);
+        comm.finaliseComm(span);
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> spanView(
+            storage.data(), storage.size()
+        );
+        REQUIRE(countWrong(spanView, setup, 1) == 0);
+    }
+}
+
+TEST_CASE("Forced staging through host buffers")
+{
+    for (const bool scatter : { false, true })
+    {
+        const Setup setup = setupFor(Shape::AllToAll, 21, scatter);
+        Communicator comm(world(), setup.send, setup.receive);
+        comm.setStaging(mpi::Staging::Always);
+        auto field = makeField<View1>(setup, 1);
+        auto field2 = makeField<ViewR>(setup, 2);
+        comm.startComm(field);
+        comm.startComm(field2);
+        comm.finaliseComm(field2);
+        comm.finaliseComm(field);
+        REQUIRE(countWrong(field, setup, 1) == 0);
+        REQUIRE(countWrong(field2, setup, 2) == 0);
+    }
+}
+
+TEST_CASE("Several fields in one exchange")
+{
+    const Setup setup = setupFor(Shape::Random, 31, false);
+    Communicator comm(world(), setup.send, setup.receive);
+    auto a = makeField<ViewL>(setup, 2);
+    auto b = makeField<ViewL>(setup, 3);
+    comm.startComm({ a, b }, "pair");
+    comm.finaliseComm({ a, b }, "pair");
+    REQUIRE(countWrong(a, setup, 2) == 0);
+    REQUIRE(countWrong(b, setup, 3) == 0);
+    auto c = makeField<View1>(setup, 1);
+    auto d = makeField<View1>(setup, 1);
+    comm.startComm({ c, d });
+    comm.finaliseComm({ c, d });
+    REQUIRE(countWrong(c, setup, 1) == 0);
+    REQUIRE(countWrong(d, setup, 1) == 0);
+}
+
+TEST_CASE("Several keys in flight, started and finalised in rank-dependent orders")
+{
+    const auto env = world();
+    const Setup setup = setupFor(Shape::Random, 41, true);
+    Communicator comm(env, setup.send, setup.receive);
+    std::vector<View1> fields;
+    for (int f = 0; f < 3; ++f)
+    {
+        fields.push_back(makeField<View1>(setup, 1, f));
+    }
+    const std::vector<std::string> keys { "alpha", "beta", "gamma" };
+    std::vector<int> startOrder { 0, 1, 2 };
+    std::vector<int> endOrder { 2, 0, 1 };
+    if (env.rank() % 2 == 1)
+    {
+        startOrder = { 2, 0, 1 };
+        endOrder = { 1, 2, 0 };
+    }
+    for (int step = 0; step < 5; ++step)
+    {
+        for (const int f : startOrder)
+        {
+            comm.startComm(fields[static_cast<std::size_t>(f)], keys[static_cast<std::size_t>(f)]);
+        }
+        for (const int f : endOrder)
+        {
+            comm.finaliseComm(
+                fields[static_cast<std::size_t>(f)], keys[static_cast<std::size_t>(f)]
+            );
+        }
+    }
+    for (int f = 0; f < 3; ++f)
+    {
+        REQUIRE(countWrong(fields[static_cast<std::size_t>(f)], setup, 1, f) == 0);
+    }
+    REQUIRE(comm.poolSize() == 3);
+}
+
+TEST_CASE("The same key reused for 1000 steps")
+{
+    const auto env = world();
+    const Setup setup = setupFor(Shape::Ring, 51, false, 4);
+    Communicator comm(env, setup.send, setup.receive);
+    View1 field("field", setup.nLocal);
+    auto host = Kokkos::create_mirror_view(field);
+    int wrong { 0 };
+    for (int step = 0; step < 1000; ++step)
+    {
+        for (int i = 0; i < setup.nOwned; ++i)
+        {
+            host(i) = truth(setup.globalId[static_cast<std::size_t>(i)], 0, step);
+        }
+        Kokkos::deep_copy(field, host);
+        comm.startComm(field);
+        while (!comm.isComplete(field))
+        {
+        }
+        comm.finaliseComm(field);
+        Kokkos::deep_copy(host, field);
+        for (int i = setup.nOwned; i < setup.nLocal; ++i)
+        {
+            wrong += host(i) == truth(setup.globalId[static_cast<std::size_t>(i)], 0, step) ? 0 : 1;
+        }
+    }
+    REQUIRE(wrong == 0);
+    REQUIRE(comm.poolSize() == 1);
+}
+
+TEST_CASE("Reverse exchange combines ghost values at their owners")
+{
+    const auto env = world();
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    constexpr std::uint64_t seed { 61 };
+    for (const bool scatter : { false, true })
+    {
+        const Setup setup = setupFor(Shape::Random, seed, scatter);
+        Communicator comm(env, setup.send, setup.receive);
+        // expected, computed from the pattern alone
+        std::vector<double> sum(static_cast<std::size_t>(setup.nOwned), 0.0);
+        std::vector<double> max(static_cast<std::size_t>(setup.nOwned), -1.0e300);
+        std::vector<double> min(static_cast<std::size_t>(setup.nOwned), 1.0e300);
+        for (int r = 0; r < n; ++r)
+        {
+            for (const auto cell : fieldsync::test::ghostsOf(r, me, n, Shape::Random, seed, 12))
+            {
+                const auto c = static_cast<std::size_t>(cell);
+                const double v = fieldsync::test::backValue(r, setup.globalId[c]);
+                sum[c] += v;
+                max[c] = std::max(max[c], v);
+                min[c] = std::min(min[c], v);
+            }
+        }
+        View1 field("field", setup.nLocal);
+        auto host = Kokkos::create_mirror_view(field);
+        auto fill = [&]
+        {
+            for (int i = 0; i < setup.nLocal; ++i)
+            {
+                const long g = setup.globalId[static_cast<std::size_t>(i)];
+                host(i) = i < setup.nOwned ? 500.0 : fieldsync::test::backValue(me, g);
+            }
+            Kokkos::deep_copy(field, host);
+        };
+        fill();
+        comm.startReverse(field, mpi::ReduceOp::Sum, "reverse");
+        comm.finaliseReverse(field, "reverse");
+        Kokkos::deep_copy(host, field);
+        int wrong { 0 };
+        for (int i = 0; i < setup.nOwned; ++i)
+        {
+            wrong += host(i) == 500.0 + sum[static_cast<std::size_t>(i)] ? 0 : 1;
+        }
+        REQUIRE(wrong == 0);
+        fill();
+        comm.startReverse(field, fieldsync::ReverseOp::Max);
+        comm.finaliseReverse(field);
+        Kokkos::deep_copy(host, field);
+        for (int i = 0; i < setup.nOwned; ++i)
+        {
+            wrong += host(i) == std::max(500.0, max[static_cast<std::size_t>(i)]) ? 0 : 1;
+        }
+        REQUIRE(wrong == 0);
+        fill();
+        comm.startReverse(field, fieldsync::ReverseOp::Min, "min");
+        comm.finaliseReverse(field, "min");
+        Kokkos::deep_copy(host, field);
+        for (int i = 0; i < setup.nOwned; ++i)
+        {
+            wrong += host(i) == std::min(500.0, min[static_cast<std::size_t>(i)]) ? 0 : 1;
+        }
+        REQUIRE(wrong == 0);
+    }
+}
+
+TEST_CASE("Communicator misuse is an Error naming the key")
+{
+    const auto env = world();
+    const Setup setup = setupFor(Shape::AllToAll, 71, false);
+    Communicator comm(env, setup.send, setup.receive);
+    auto field = makeField<View1>(setup, 1);
+    auto other = makeField<View1>(setup, 1);
+
+    SECTION("start twice under one key")
+    {
+        comm.startComm(field, "twice");
+        REQUIRE_THROWS_WITH(
+            comm.startComm(other, "twice"), Catch::Contains("'twice' is already in flight")
+        );
+        comm.finaliseComm(field, "twice");
+    }
+    SECTION("finalise what is not in flight lists the exchanges in flight")
+    {
+        comm.startComm(field, "running");
+        REQUIRE_THROWS_WITH(
+            comm.finaliseComm(field, "absent"), Catch::Contains("'running' started at")
+        );
+        REQUIRE_THROWS_WITH(comm.finaliseComm(other), Catch::Contains("no exchange of this field"));
+        REQUIRE_THROWS_WITH(
+            comm.finaliseComm(other, "running"), Catch::Contains("not the field that was started")
+        );
+        comm.finaliseComm(field);
+        REQUIRE(countWrong(field, setup, 1) == 0);
+    }
+    SECTION("a field too small for the maps")
+    {
+        View1 tiny("tiny", 1);
+        if (setup.send.maxIndex() >= 1 || setup.receive.maxIndex() >= 1)
+        {
+            REQUIRE_THROWS_WITH(
+                comm.startComm(tiny), Catch::Contains("beyond the field of 1 cells")
+            );
+        }
+    }
+    SECTION("two keys with the same tag in flight")
+    {
+        // find two names whose tags collide (birthday search over the real tag range)
+        std::unordered_map<int, std::string> seen;
+        std::string first;
+        std::string second;
+        for (int i = 0; second.empty(); ++i)
+        {
+            const std::string candidate = "key" + std::to_string(i);
+            const int tag =
+                mpi::tagFromHash(fieldsync::fnv1a32(candidate), comm.environment().comm());
+            const auto [it, inserted] = seen.emplace(tag, candidate);
+            if (!inserted)
+            {
+                first = it->second;
+                second = candidate;
+            }
+        }
+        comm.startComm(field, first);
+        REQUIRE_THROWS_WITH(
+            comm.startComm(other, second), Catch::Contains("the same as exchange '" + first + "'")
+        );
+        comm.finaliseComm(field, first);
+    }
+    SECTION("an empty Communicator")
+    {
+        Communicator empty;
+        REQUIRE_THROWS_WITH(empty.startComm(field), Catch::Contains("default-constructed"));
+    }
+}
+
+TEST_CASE("Map errors name the rank and the entry")
+{
+    const auto env = world();
+    const int n = env.sizeRank();
+    fieldsync::RankSimplexCommMap map(n);
+    REQUIRE_THROWS_WITH(
+        map.setRank(n, { 1 }),
+        Catch::Contains("neighbour rank " + std::to_string(n) + " is out of range")
+    );
+    REQUIRE_THROWS_WITH(
+        map.setRank(-1, { 1 }), Catch::Contains("neighbour rank -1 is out of range")
+    );
+    REQUIRE_THROWS_WITH(
+        map.setRank(0, { 3, -2 }), Catch::Contains("entry 1 has the negative cell index -2")
+    );
+    REQUIRE_THROWS_WITH(
+        fieldsync::RankSimplexCommMap(n, { 0, 0 }, { 0, 1, 2 }, { 4, 5 }),
+        Catch::Contains("neighbour rank 0 is listed twice")
+    );
+    REQUIRE_THROWS_WITH(
+        fieldsync::RankSimplexCommMap(n, { 0 }, { 0, 3 }, { 4, 5 }),
+        Catch::Contains("offsets must run from 0")
+    );
+    // a ghost cell written twice
+    fieldsync::RankSimplexCommMap receive(n);
+    fieldsync::RankSimplexCommMap send(n);
+    receive.setRank(env.rank(), { 7, 8, 7 });
+    send.setRank(env.rank(), { 0, 1, 2 });
+    REQUIRE_THROWS_WITH(
+        Communicator(env, send, receive), Catch::Contains("cell 7 is written twice")
+    );
+    // maps for another communicator size
+    REQUIRE_THROWS_WITH(
+        Communicator(env, fieldsync::RankSimplexCommMap(n + 1), fieldsync::RankSimplexCommMap(n)),
+        Catch::Contains("the send map is for " + std::to_string(n + 1) + " ranks")
+    );
+}
+
+TEST_CASE("Map layout: flat, sized by neighbours, contiguous runs detected")
+{
+    const int n = 1000000; // a large communicator: memory must not grow with it
+    fieldsync::RankSimplexCommMap map(n);
+    map.setRank(500000, { 10, 11, 12 });
+    map.setRank(7, { 3, 1 });
+    map.setRank(900000, {});
+    REQUIRE(map.neighbours().size() == 2);
+    REQUIRE(map.neighbours()[0] == 7);
+    REQUIRE(map.offsets().size() == 3);
+    REQUIRE(map.totalSize() == 5);
+    REQUIRE(map.runStart(0) == -1);
+    REQUIRE(map.runStart(1) == 10);
+    REQUIRE(map.indicesOf(500000).size() == 3);
+    REQUIRE(map.indicesOf(3).empty());
+    fieldsync::RankSimplexCommMap flat(n, { 500000, 7 }, { 0, 3, 5 }, { 10, 11, 12, 3, 1 });
+    REQUIRE(
+        std::vector<int>(flat.neighbours().begin(), flat.neighbours().end()) ==
+        std::vector<int> { 7, 500000 }
+    );
+    REQUIRE(
+        std::vector<fieldsync::LocalIndex>(flat.indices().begin(), flat.indices().end()) ==
+        std::vector<fieldsync::LocalIndex> { 3, 1, 10, 11, 12 }
+    );
+    fieldsync::CommMap alias = flat;
+    REQUIRE(alias.maxIndex() == 12);
+}

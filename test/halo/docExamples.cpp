@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+// The code of doc/halo.md, compiled and run: keep the two in step.
+#include "fieldsync_test/catch.hpp"
+
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <source_location>
+#include <string>
+
+using namespace fieldsync;
+
+namespace
+{
+// A periodic 1-D row of cells, `owned` per rank; one ghost on each side: local cell 0 .. owned-1
+// are owned, `owned` is the left ghost, `owned + 1` the right ghost.
+struct Row
+{
+    RankSimplexCommMap send;
+    RankSimplexCommMap receive;
+};
+
+Row periodicRow(const mpi::MPIEnvironment& env, LocalIndex owned)
+{
+    const int n = env.sizeRank();
+    const int left = (env.rank() + n - 1) % n;
+    const int right = (env.rank() + 1) % n;
+    Row row { RankSimplexCommMap(n), RankSimplexCommMap(n) };
+    if (left == right) // one or two ranks: both ghosts come from the same rank
+    {
+        row.send.setRank(left, { 0, owned - 1 });
+        row.receive.setRank(left, { owned + 1, owned });
+    }
+    else
+    {
+        row.send.setRank(left, { 0 });
+        row.send.setRank(right, { owned - 1 });
+        row.receive.setRank(left, { owned });
+        row.receive.setRank(right, { owned + 1 });
+    }
+    return row;
+}
+} // namespace
+
+TEST_CASE("doc/halo.md: the seed's Communicator example")
+{
+    const LocalIndex owned { 4 };
+    // [seed-communicator]
+    mpi::MPIEnvironment MPIEnviron;
+    Communicator comm;
+
+    Kokkos::View<int*> field("field", owned + 2);
+    // ... size and populate field data: owned cell i of rank r holds 100 r + i
+    for (LocalIndex i = 0; i < owned; ++i)
+    {
+        field(i) = 100 * MPIEnviron.rank() + i;
+    }
+
+    // Set up buffer to local map
+    RankSimplexCommMap rankSendMap(MPIEnviron.sizeRank());
+    RankSimplexCommMap rankReceiveMap(MPIEnviron.sizeRank());
+    // ... set up of send/receive maps per rank
+    const Row row = periodicRow(MPIEnviron, owned);
+    rankSendMap = row.send;
+    rankReceiveMap = row.receive;
+
+    // Set up a communicator.
+    comm = Communicator(MPIEnviron, rankSendMap, rankReceiveMap);
+
+    // The seed writes `file_name() + line()`, which is pointer arithmetic in C++; the intent:
+    std::string loc = std::string(std::source_location::current().file_name()) + ":" +
+                      std::to_string(std::source_location::current().line());
+    comm.startComm(field, loc);
+    comm.isComplete(loc);
+    comm.finaliseComm(field, loc);
+    // [seed-communicator]
+    const int n = MPIEnviron.sizeRank();
+    const int left = (MPIEnviron.rank() + n - 1) % n;
+    const int right = (MPIEnviron.rank() + 1) % n;
+    REQUIRE(field(owned) == 100 * left + owned - 1);
+    REQUIRE(field(owned + 1) == 100 * right);
+}
+
+TEST_CASE("doc/halo.md: a time step with overlap, several fields and a reverse exchange")
+{
+    const mpi::MPIEnvironment env;
+    const LocalIndex owned { 8 };
+    const Row row = periodicRow(env, owned);
+    const double r = env.rank();
+    // [time-step]
+    Communicator comm(env, row.send, row.receive);
+    Kokkos::View<double*> temperature("T", owned + 2);
+    Kokkos::View<double**, Kokkos::LayoutRight> velocity("U", owned + 2, 3);
+    Kokkos::deep_copy(temperature, r);
+    Kokkos::deep_copy(velocity, r);
+
+    comm.startComm(temperature); // key: this line (file:line)
+    // ... update interior cells while the ghosts travel ...
+    comm.finaliseComm(temperature); // found by the view's data pointer
+
+    comm.startComm(velocity, "velocity"); // an explicit key
+    comm.waitComplete("velocity");        // optional: wait without unpacking
+    comm.finaliseComm(velocity, "velocity");
+
+    // two fields of one type, one message per neighbour
+    Kokkos::View<double*> pressure("p", owned + 2);
+    Kokkos::deep_copy(pressure, 2 * r);
+    comm.startComm({ temperature, pressure }, "T and p");
+    comm.finaliseComm({ temperature, pressure }, "T and p");
+
+    // reverse: ghost values go back to their owners and are added there
+    Kokkos::View<double*> flux("flux", owned + 2);
+    Kokkos::deep_copy(flux, 1.0);
+    comm.startReverse(flux, ReverseOp::Sum, "flux");
+    comm.finaliseReverse(flux, "flux");
+    // [time-step]
+    const int n = env.sizeRank();
+    const double left = (env.rank() + n - 1) % n;
+    const double right = (env.rank() + 1) % n;
+    REQUIRE(temperature(owned) == left);
+    REQUIRE(temperature(owned + 1) == right);
+    REQUIRE(pressure(owned) == 2 * left);
+    REQUIRE(velocity(owned + 1, 2) == right);
+    REQUIRE(flux(0) == 2.0);         // its own 1 plus the left neighbour's ghost copy
+    REQUIRE(flux(owned - 1) == 2.0); // and the right neighbour's
+    REQUIRE(flux(1) == 1.0);         // no ghost copy anywhere
+}
+
+TEST_CASE("doc/halo.md: time-out settings")
+{
+    const mpi::MPIEnvironment env;
+    const Row row = periodicRow(env, 4);
+    // [time-out]
+    Communicator comm(env, row.send, row.receive);
+    comm.setWaitPolicy({ 5.0, mpi::TimeoutAction::Error }); // throw after 5 s instead of warning
+    comm.setStaging(mpi::Staging::Always);                  // force host staging (tests)
+    // [time-out]
+    std::vector<double> values(6, env.rank());
+    comm.startComm(values);
+    comm.finaliseComm(values);
+    const int n = env.sizeRank();
+    REQUIRE(values[4] == (env.rank() + n - 1) % n);
+}

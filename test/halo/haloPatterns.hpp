@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// Halo patterns for the tests, generated from a seed every rank shares. Each rank computes the
+// pattern itself (no communication), so the expected values are independent of fieldsync.
+#pragma once
+
+#include "fieldsync/halo/rankSimplexCommMap.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace fieldsync::test
+{
+
+/** @brief The neighbour graphs the tests use. */
+enum class Shape
+{
+    Ring,     /**< ghosts from rank-1 and rank+1 (itself on one rank: periodic) */
+    AllToAll, /**< ghosts from every rank, itself included */
+    Random    /**< each pair with probability 1/2, random sizes including empty */
+};
+
+/** @brief splitmix64: portable, the same on every rank and standard library. */
+inline std::uint64_t mix(std::uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/** @brief Owned cells of rank @p r. */
+inline int ownedCount(int r)
+{
+    return 20 + (r * 7) % 13;
+}
+
+/** @brief First global id of rank @p r. */
+inline long globalOffset(int r)
+{
+    long offset { 0 };
+    for (int s = 0; s < r; ++s)
+    {
+        offset += ownedCount(s);
+    }
+    return offset;
+}
+
+/** @brief The owned cells (local on @p s) that rank @p r ghosts from rank @p s, in order. */
+inline std::vector<LocalIndex>
+ghostsOf(int r, int s, int nRanks, Shape shape, std::uint64_t seed, int maxSize)
+{
+    std::uint64_t state =
+        mix(seed * 1000003ULL + static_cast<std::uint64_t>(r) * 4099ULL +
+            static_cast<std::uint64_t>(s));
+    auto next = [&]
+    {
+        return state = mix(state);
+    };
+    bool linked { false };
+    switch (shape)
+    {
+    case Shape::Ring:
+        linked = s == (r + 1) % nRanks || s == (r + nRanks - 1) % nRanks;
+        break;
+    case Shape::AllToAll:
+        linked = true;
+        break;
+    case Shape::Random:
+        linked = next() % 2 == 0;
+        break;
+    }
+    if (!linked)
+    {
+        return {};
+    }
+    const int available = ownedCount(s);
+    int count = std::min(maxSize, available);
+    if (shape == Shape::Random)
+    {
+        count = static_cast<int>(next() % static_cast<std::uint64_t>(count + 1));
+    }
+    std::vector<LocalIndex> cells(static_cast<std::size_t>(available));
+    std::iota(cells.begin(), cells.end(), 0);
+    for (int i = 0; i < count; ++i) // partial Fisher-Yates: distinct cells in random order
+    {
+        const auto j =
+            static_cast<std::size_t>(i) + next() % static_cast<std::uint64_t>(available - i);
+        std::swap(cells[static_cast<std::size_t>(i)], cells[j]);
+    }
+    cells.resize(static_cast<std::size_t>(count));
+    return cells;
+}
+
+/** @brief One rank's part of a pattern: local numbering and the two maps. */
+struct Setup
+{
+    int nOwned { 0 };           /**< owned cells, local 0..nOwned-1 */
+    int nLocal { 0 };           /**< owned + ghost cells */
+    std::vector<long> globalId; /**< global id of each local cell */
+    RankSimplexCommMap send;    /**< cells sent to each neighbour */
+    RankSimplexCommMap receive; /**< ghost cells received from each */
+};
+
+/**
+ * @brief Builds rank @p me's maps. Ghosts are numbered after the owned cells, neighbour after
+ * neighbour (contiguous per neighbour) or, with @p scatter, in a random permutation.
+ */
+inline Setup
+makeSetup(int me, int nRanks, Shape shape, std::uint64_t seed, int maxSize, bool scatter)
+{
+    Setup setup;
+    setup.nOwned = ownedCount(me);
+    setup.send = RankSimplexCommMap(nRanks);
+    setup.receive = RankSimplexCommMap(nRanks);
+    for (int i = 0; i < setup.nOwned; ++i)
+    {
+        setup.globalId.push_back(globalOffset(me) + i);
+    }
+    std::vector<std::vector<LocalIndex>> incoming(static_cast<std::size_t>(nRanks));
+    int ghosts { 0 };
+    for (int s = 0; s < nRanks; ++s)
+    {
+        incoming[static_cast<std::size_t>(s)] = ghostsOf(me, s, nRanks, shape, seed, maxSize);
+        ghosts += static_cast<int>(incoming[static_cast<std::size_t>(s)].size());
+        setup.send.setRank(s, ghostsOf(s, me, nRanks, shape, seed, maxSize));
+    }
+    std::vector<LocalIndex> position(static_cast<std::size_t>(ghosts));
+    std::iota(position.begin(), position.end(), setup.nOwned);
+    if (scatter)
+    {
+        std::uint64_t state = mix(seed + 77 + static_cast<std::uint64_t>(me));
+        for (std::size_t i = position.size(); i > 1; --i)
+        {
+            state = mix(state);
+            std::swap(position[i - 1], position[state % i]);
+        }
+    }
+    setup.nLocal = setup.nOwned + ghosts;
+    setup.globalId.resize(static_cast<std::size_t>(setup.nLocal), -1);
+    std::size_t next { 0 };
+    for (int s = 0; s < nRanks; ++s)
+    {
+        std::vector<LocalIndex> slots;
+        for (const LocalIndex cell : incoming[static_cast<std::size_t>(s)])
+        {
+            const LocalIndex at = position[next++];
+            setup.globalId[static_cast<std::size_t>(at)] = globalOffset(s) + cell;
+            slots.push_back(at);
+        }
+        setup.receive.setRank(s, slots);
+    }
+    return setup;
+}
+
+/** @brief The value an owned cell holds: a known function of global id, component and step. */
+inline double truth(long globalId, int component, int step = 0)
+{
+    return static_cast<double>(globalId) * 8.0 + component * 0.25 + step * 1.0e6;
+}
+
+/** @brief The value rank @p r's ghost of global id @p g sends back in reverse tests. */
+inline double backValue(int r, long g)
+{
+    return (r + 1) * 1000.0 + static_cast<double>(g % 97);
+}
+
+} // namespace fieldsync::test

@@ -55,7 +55,7 @@ Communicator::~Communicator()
             logger().error(
                 "Communicator destroyed with exchange '{}' (started at {}) still in flight; "
                 "its requests are cancelled",
-                exchange.name,
+                exchange.key.name(),
                 toString(exchange.where)
             );
         }
@@ -114,7 +114,7 @@ std::string Communicator::describeInFlight() const
     {
         if (exchange.inFlight)
         {
-            text += "\n  '" + exchange.name + "'" + (exchange.reverse ? " (reverse)" : "") +
+            text += "\n  '" + exchange.key.name() + "'" + (exchange.reverse ? " (reverse)" : "") +
                     " started at " + toString(exchange.where) + ", tag " +
                     std::to_string(exchange.tag);
         }
@@ -128,8 +128,7 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
     detail::Exchange* found { nullptr };
     for (auto& exchange : exchanges_)
     {
-        if (exchange.hash == key.hash() && exchange.reverse == reverse &&
-            exchange.name == key.name())
+        if (exchange.reverse == reverse && exchange.key == key)
         {
             found = &exchange;
             break;
@@ -138,8 +137,7 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
     if (found == nullptr)
     {
         detail::Exchange created;
-        created.name = key.name();
-        created.hash = key.hash();
+        created.key = key;
         created.reverse = reverse;
         created.where = where;
         created.tag =
@@ -158,7 +156,7 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
         FIELDSYNC_CHECK_AT(
             !(other.inFlight && other.tag == found->tag),
             "Communicator: exchange '" + key.name() + "' has MPI tag " +
-                std::to_string(found->tag) + ", the same as exchange '" + other.name +
+                std::to_string(found->tag) + ", the same as exchange '" + other.key.name() +
                 "' in flight (started at " + toString(other.where) +
                 "); use another key for one of them",
             where
@@ -172,8 +170,7 @@ detail::Exchange& Communicator::byKey(const CommKey& key, bool reverse)
     requireEnvironment(key.where());
     for (auto& exchange : exchanges_)
     {
-        if (exchange.inFlight && exchange.reverse == reverse && exchange.hash == key.hash() &&
-            exchange.name == key.name())
+        if (exchange.inFlight && exchange.reverse == reverse && exchange.key == key)
         {
             return exchange;
         }
@@ -208,8 +205,9 @@ detail::Exchange& Communicator::byField(
         }
         FIELDSYNC_CHECK_AT(
             found == nullptr,
-            "Communicator: the field is in flight under two keys, '" + (found ? found->name : "") +
-                "' and '" + exchange.name + "'; name the key. In flight:" + describeInFlight(),
+            "Communicator: the field is in flight under two keys, '" +
+                (found ? found->key.name() : std::string()) + "' and '" + exchange.key.name() +
+                "'; name the key. In flight:" + describeInFlight(),
             where
         );
         found = &exchange;
@@ -233,7 +231,7 @@ bool Communicator::testExchange(detail::Exchange& exchange, const std::source_lo
 void Communicator::waitExchange(detail::Exchange& exchange, const std::source_location& where)
 {
     auto& entry = pool_[exchange.buffer];
-    entry.waitComplete(entry.buffer.get(), exchange.name, where);
+    entry.waitComplete(entry.buffer.get(), exchange.key.name(), where);
 }
 
 bool Communicator::isComplete(const CommKey& key)

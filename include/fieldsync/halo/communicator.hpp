@@ -243,8 +243,7 @@ void unpack(
 /** @brief One exchange in the Communicator: a key, its tag and its state. */
 struct Exchange
 {
-    std::string name;                    /**< key name */
-    std::uint32_t hash { 0 };            /**< key hash */
+    CommKey key;                         /**< the key (its name is built only for messages) */
     std::source_location where;          /**< call site of the last start */
     int tag { 0 };                       /**< MPI tag */
     bool reverse { false };              /**< a reverse exchange */
@@ -625,7 +624,7 @@ private:
             buffer.setPersistent(persistent_);
             buffer.setStaging(staging);
             buffer.setWaitPolicy(policy());
-            buffer.template initComm<T>(exchange.name, stride, where);
+            buffer.template initComm<T>(exchange.key.name(), stride, where);
             const RankSimplexCommMap& out = reverse ? receiveMap_ : sendMap_;
             const RankSimplexCommMap& in = reverse ? sendMap_ : receiveMap_;
             const int me = env_->rank();
@@ -723,7 +722,7 @@ private:
         using MemSpace = typename V::memory_space;
         FIELDSYNC_CHECK_AT(
             fields.size() == exchange->fields.size(),
-            "finalise '" + exchange->name + "': " + std::to_string(fields.size()) +
+            "finalise '" + exchange->key.name() + "': " + std::to_string(fields.size()) +
                 " fields given, but " + std::to_string(exchange->fields.size()) + " were started",
             where
         );
@@ -731,7 +730,7 @@ private:
         {
             FIELDSYNC_CHECK_AT(
                 fields[f].data() == exchange->fields[f],
-                "finalise '" + exchange->name + "': field " + std::to_string(f) +
+                "finalise '" + exchange->key.name() + "': field " + std::to_string(f) +
                     " is not the field that was started (started at " + toString(exchange->where) +
                     ")",
                 where
@@ -739,14 +738,14 @@ private:
         }
         FIELDSYNC_CHECK_AT(
             pool_[exchange->buffer].space == std::type_index(typeid(MemSpace)),
-            "finalise '" + exchange->name +
+            "finalise '" + exchange->key.name() +
                 "': the field's memory space differs from the one started",
             where
         );
         auto& buffer =
             *static_cast<mpi::FullDuplexCommBuffer<MemSpace>*>(pool_[exchange->buffer].buffer.get()
             );
-        buffer.waitComplete(exchange->name, where);
+        buffer.waitComplete(exchange->key.name(), where);
         const bool reverse = exchange->reverse;
         const RankSimplexCommMap& in = reverse ? sendMap_ : receiveMap_;
         const auto& arrays = indexArrays<MemSpace>();

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/partition/cellGraph.hpp"
+#include "fieldsync/partition/haloLayout.hpp"
+
+#include <source_location>
+#include <span>
+
+namespace fieldsync
+{
+
+/**
+ * @brief Builds each rank's HaloLayout (local numbering and send/receive RankSimplexCommMaps)
+ * from a distributed description of the mesh, for a halo of one or more layers.
+ *
+ * Input per rank: a CellGraph of the cells it owns (their global ids and their face
+ * neighbours' global ids) and, optionally, the owner rank of every neighbour entry. Without
+ * owners, an OwnerDirectory finds them. Who-sends-to-whom is discovered with the NBX sparse
+ * exchange (sparseExchange()); layers beyond the first are found from the adjacency that the
+ * owners of the previous layer send back, with the owners of the next layer. No rank holds
+ * anything sized by the communicator or by the global mesh.
+ *
+ * Bad input is a fieldsync::Error on every rank (the rank that sees it names the cell; the
+ * others name that rank): a neighbour id no rank owns, a cell two ranks own, an asymmetric
+ * graph (a lists b but b does not list a), an owner out of range, a cell listed twice.
+ *
+ * Collective over the environment's communicator; messages travel on a private duplicate.
+ */
+class HaloBuilder
+{
+public:
+    /**
+     * @brief A builder for ranks of @p env and halo depth @p depth (>= 1). Collective (it
+     * duplicates the communicator).
+     */
+    explicit HaloBuilder(
+        mpi::MPIEnvironment env,
+        int depth = 1,
+        std::source_location where = std::source_location::current()
+    );
+
+    /** @brief Collective: the layout of this rank; owners found with an OwnerDirectory. */
+    [[nodiscard]] HaloLayout build(
+        const CellGraph& owned, std::source_location where = std::source_location::current()
+    ) const;
+
+    /**
+     * @brief Collective: the layout of this rank, with @p neighbourOwners[k] the owner of
+     * neighbour entry owned.adjacency()[k] (as DistributedGraph provides).
+     */
+    [[nodiscard]] HaloLayout build(
+        const CellGraph& owned,
+        std::span<const int> neighbourOwners,
+        std::source_location where = std::source_location::current()
+    ) const;
+
+    /** @brief The halo depth. */
+    [[nodiscard]] int depth() const noexcept { return depth_; }
+
+private:
+    [[nodiscard]] HaloLayout buildImpl(
+        const CellGraph& owned,
+        std::span<const int> neighbourOwners,
+        bool ownersGiven,
+        const std::source_location& where
+    ) const;
+
+    mpi::MPIEnvironment env_;     /**< the user's ranks (maps are for its size) */
+    mpi::MPIEnvironment private_; /**< duplicate for the builder's messages */
+    int depth_;                   /**< halo layers */
+};
+
+} // namespace fieldsync

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/partition/haloLayout.hpp"
+
+namespace fieldsync
+{
+
+HaloLayout::HaloLayout(
+    std::size_t nOwned,
+    std::vector<GlobalIndex> globalIds,
+    std::vector<int> ghostOwners,
+    std::vector<int> ghostLayers,
+    std::vector<std::size_t> ownedOffsets,
+    std::vector<LocalIndex> ownedNeighbours,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    std::size_t directoryEntries
+)
+    : nOwned_(nOwned), globalIds_(std::move(globalIds)), ghostOwners_(std::move(ghostOwners)),
+      ghostLayers_(std::move(ghostLayers)), ownedOffsets_(std::move(ownedOffsets)),
+      ownedNeighbours_(std::move(ownedNeighbours)), sendMap_(std::move(sendMap)),
+      receiveMap_(std::move(receiveMap)), directoryEntries_(directoryEntries)
+{
+    const auto owned = static_cast<LocalIndex>(nOwned_);
+    for (std::size_t i { 0 }; i < nOwned_; ++i)
+    {
+        bool needsHalo { false };
+        for (const LocalIndex n : neighbours(i))
+        {
+            needsHalo = needsHalo || n >= owned;
+        }
+        (needsHalo ? boundary_ : interior_).push_back(static_cast<LocalIndex>(i));
+    }
+}
+
+std::size_t HaloLayout::memoryBytes() const noexcept
+{
+    const auto mapBytes = [](const RankSimplexCommMap& map)
+    {
+        return map.neighbourCount() * (sizeof(int) + sizeof(std::size_t) + sizeof(LocalIndex)) +
+               sizeof(std::size_t) + map.totalSize() * sizeof(LocalIndex);
+    };
+    return globalIds_.size() * sizeof(GlobalIndex) + ghostOwners_.size() * sizeof(int) +
+           ghostLayers_.size() * sizeof(int) + ownedOffsets_.size() * sizeof(std::size_t) +
+           ownedNeighbours_.size() * sizeof(LocalIndex) +
+           (interior_.size() + boundary_.size()) * sizeof(LocalIndex) + mapBytes(sendMap_) +
+           mapBytes(receiveMap_);
+}
+
+} // namespace fieldsync

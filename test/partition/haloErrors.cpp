@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// Every bad input of the distributed halo builder and the scatter path is a fieldsync::Error
+// on every rank (so no rank is left waiting), and the rank that sees it names the cell.
+#include "fieldsync_test/catch.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/partition/distributedGraph.hpp"
+#include "fieldsync/partition/haloBuilder.hpp"
+#include "testGraphs.hpp"
+
+#include <functional>
+#include <string>
+
+using namespace fieldsync;
+
+namespace
+{
+/**
+ * @brief Runs @p action on every rank, requires an Error on every rank, and requires that at
+ * least one rank's message contains @p text.
+ */
+void requireErrorEverywhere(const std::function<void()>& action, const std::string& text)
+{
+    int threw { 0 };
+    int named { 0 };
+    try
+    {
+        action();
+    }
+    catch (const Error& e)
+    {
+        threw = 1;
+        named = std::string(e.what()).find(text) != std::string::npos ? 1 : 0;
+        INFO(e.what());
+    }
+    int everyone { 0 };
+    MPI_Allreduce(&threw, &everyone, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    INFO("expected an error naming: " << text);
+    REQUIRE(everyone == 1);
+    REQUIRE(named == 1);
+}
+
+/** @brief Removes @p b from the neighbour list of @p a in a whole-mesh graph. */
+CellGraph withoutEdge(const CellGraph& g, GlobalIndex a, GlobalIndex b)
+{
+    std::vector<std::vector<GlobalIndex>> lists;
+    for (std::size_t i { 0 }; i < g.nCells(); ++i)
+    {
+        const auto n = g.neighbours(i);
+        lists.emplace_back(n.begin(), n.end());
+        if (static_cast<GlobalIndex>(i) == a)
+        {
+            std::erase(lists.back(), b);
+        }
+    }
+    return test::fromLists(lists);
+}
+
+std::vector<int> blocks(std::size_t n, int nRanks)
+{
+    const Partition p { Partition::block(n, nRanks) };
+    return { p.parts().begin(), p.parts().end() };
+}
+} // namespace
+
+TEST_CASE("HaloBuilder errors: a neighbour no rank owns")
+{
+    const mpi::MPIEnvironment env;
+    const CellGraph g { test::grid(8, 6) };
+    const auto parts = blocks(g.nCells(), env.sizeRank());
+    // rank 0's first cell gets an extra neighbour 53, beyond the 48 cells
+    CellGraph piece { test::ownedPiece(g, parts, env.rank()) };
+    if (env.rank() == 0)
+    {
+        std::vector<std::size_t> offsets(piece.offsets().begin(), piece.offsets().end());
+        std::vector<GlobalIndex> adjacency(piece.adjacency().begin(), piece.adjacency().end());
+        adjacency.insert(adjacency.begin() + static_cast<std::ptrdiff_t>(offsets[1]), 53);
+        for (std::size_t i { 1 }; i < offsets.size(); ++i)
+        {
+            offsets[i] += 1;
+        }
+        piece = CellGraph(
+            std::vector<GlobalIndex>(piece.globalIds().begin(), piece.globalIds().end()),
+            std::move(offsets),
+            std::move(adjacency)
+        );
+    }
+    const std::string cell { "cell " + std::to_string(piece.globalIds().empty() ? 0 : 0) };
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(piece); }, "has neighbour 53 that no rank owns"
+    );
+    // with owners given: the neighbour is said to live on a rank that does not own it
+    if (env.sizeRank() > 1)
+    {
+        std::vector<int> owners;
+        for (const GlobalIndex n : piece.adjacency())
+        {
+            owners.push_back(n < 48 ? parts[static_cast<std::size_t>(n)] : 1);
+        }
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, 1).build(piece, owners); }, "no rank owns cell 53"
+        );
+    }
+    // owner out of range
+    const CellGraph clean { test::ownedPiece(g, parts, env.rank()) };
+    std::vector<int> badOwners;
+    for (const GlobalIndex n : clean.adjacency())
+    {
+        const int owner { parts[static_cast<std::size_t>(n)] };
+        badOwners.push_back(owner == env.rank() ? owner : owner + 100);
+    }
+    if (env.sizeRank() > 1)
+    {
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, 1).build(clean, badOwners); }, "has owner 1"
+        );
+    }
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(clean, std::vector<int>(3, 0)); },
+        "neighbour owners for"
+    );
+}
+
+TEST_CASE("HaloBuilder errors: asymmetric graph, within a rank and across ranks")
+{
+    const mpi::MPIEnvironment env;
+    const CellGraph g { test::grid(8, 6) };
+    const auto parts = blocks(g.nCells(), env.sizeRank());
+    // cell 20 = (4,2) keeps neighbour 28 but 28 forgets 20 (same rank for 1..2 ranks)
+    const CellGraph asym { withoutEdge(g, 28, 20) };
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(test::ownedPiece(asym, parts, env.rank())); },
+        "asymmetric graph: cell 20"
+    );
+    // an edge across the rank cut: last cell of rank 0's block and first of rank 1's
+    if (env.sizeRank() > 1)
+    {
+        const Partition p { Partition::block(g.nCells(), env.sizeRank()) };
+        GlobalIndex a { 0 };
+        GlobalIndex b { 0 };
+        for (std::size_t i { 0 }; i < g.nCells(); ++i)
+        {
+            for (const GlobalIndex n : g.neighbours(i))
+            {
+                if (p.partOf(i) == 0 && p.partOf(static_cast<std::size_t>(n)) == 1)
+                {
+                    a = static_cast<GlobalIndex>(i);
+                    b = n;
+                }
+            }
+        }
+        REQUIRE(b != 0);
+        const CellGraph cut { withoutEdge(g, b, a) };
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, 1).build(test::ownedPiece(cut, parts, env.rank())); },
+            "asymmetric graph: cell " + std::to_string(a)
+        );
+        requireErrorEverywhere(
+            [&] { (void)DistributedGraph::scatter(env, cut, p); },
+            "asymmetric graph: cell " + std::to_string(a)
+        );
+    }
+}
+
+TEST_CASE("HaloBuilder errors: a cell owned twice, a cell listed twice, depth 0")
+{
+    const mpi::MPIEnvironment env;
+    const CellGraph g { test::grid(8, 6) };
+    const auto parts = blocks(g.nCells(), env.sizeRank());
+    if (env.sizeRank() > 1)
+    {
+        // every rank also claims the isolated cell 100
+        std::vector<GlobalIndex> ids { 100 };
+        std::vector<std::size_t> offsets { 0, 0 };
+        const CellGraph twice(ids, offsets, {});
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, 1).build(twice); }, "cell 100 is owned by both"
+        );
+    }
+    const CellGraph listedTwice({ 4, 4 }, { 0, 0, 0 }, {});
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(listedTwice); }, "cell 4 is listed twice"
+    );
+    REQUIRE_THROWS_AS(HaloBuilder(env, 0), Error);
+}
+
+TEST_CASE("DistributedGraph errors: partition vector of the wrong length or with a bad part")
+{
+    const mpi::MPIEnvironment env;
+    const CellGraph g { test::grid(5, 4) };
+    requireErrorEverywhere(
+        [&] {
+            (void
+            )DistributedGraph::scatter(env, g, Partition(std::vector<int>(19, 0), env.sizeRank()));
+        },
+        "19 entries but the graph has 20 cells"
+    );
+    requireErrorEverywhere(
+        [&]
+        {
+            (void)DistributedGraph::scatter(
+                env, g, Partition(std::vector<int>(20, 0), env.sizeRank() + 1)
+            );
+        },
+        "parts for"
+    );
+    std::vector<int> outOfRange(20, 0);
+    outOfRange[13] = env.sizeRank();
+    try
+    {
+        (void)Partition(outOfRange, env.sizeRank());
+        FAIL("part out of range accepted");
+    }
+    catch (const Error& e)
+    {
+        REQUIRE(std::string(e.what()).find("cell 13 has part") != std::string::npos);
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// Whole-mesh cell graphs of several shapes for the partition tests, and an independent
+// (breadth-first) computation of the halo each rank should get.
+#pragma once
+
+#include "fieldsync/partition/cellGraph.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <set>
+#include <vector>
+
+namespace fieldsync::test
+{
+
+/** @brief A graph from per-cell neighbour lists (each list sorted). */
+inline CellGraph fromLists(const std::vector<std::vector<GlobalIndex>>& lists)
+{
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<GlobalIndex> adjacency;
+    for (const auto& list : lists)
+    {
+        adjacency.insert(adjacency.end(), list.begin(), list.end());
+        offsets.push_back(adjacency.size());
+    }
+    return CellGraph::global(std::move(offsets), std::move(adjacency));
+}
+
+/** @brief nx x ny x nz structured grid, face neighbours (nz = 1: 2-D). */
+inline CellGraph grid(int nx, int ny, int nz = 1)
+{
+    std::vector<std::vector<GlobalIndex>> lists(static_cast<std::size_t>(nx * ny * nz));
+    const auto id = [&](int i, int j, int k)
+    {
+        return GlobalIndex { i + nx * (j + ny * k) };
+    };
+    for (int k { 0 }; k < nz; ++k)
+        for (int j { 0 }; j < ny; ++j)
+            for (int i { 0 }; i < nx; ++i)
+            {
+                auto& l = lists[static_cast<std::size_t>(id(i, j, k))];
+                if (k > 0)
+                    l.push_back(id(i, j, k - 1));
+                if (j > 0)
+                    l.push_back(id(i, j - 1, k));
+                if (i > 0)
+                    l.push_back(id(i - 1, j, k));
+                if (i + 1 < nx)
+                    l.push_back(id(i + 1, j, k));
+                if (j + 1 < ny)
+                    l.push_back(id(i, j + 1, k));
+                if (k + 1 < nz)
+                    l.push_back(id(i, j, k + 1));
+            }
+    return fromLists(lists);
+}
+
+/** @brief A ring of n cells (periodic 1-D). */
+inline CellGraph ring(int n)
+{
+    std::vector<std::vector<GlobalIndex>> lists(static_cast<std::size_t>(n));
+    for (int i { 0 }; i < n; ++i)
+    {
+        std::set<GlobalIndex> s { GlobalIndex { (i + n - 1) % n }, GlobalIndex { (i + 1) % n } };
+        s.erase(i);
+        lists[static_cast<std::size_t>(i)].assign(s.begin(), s.end());
+    }
+    return fromLists(lists);
+}
+
+/** @brief A random symmetric graph: n cells, about @p edges random edges, seeded. */
+inline CellGraph randomGraph(int n, int edges, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> pick(0, n - 1);
+    std::vector<std::set<GlobalIndex>> sets(static_cast<std::size_t>(n));
+    for (int e { 0 }; e < edges; ++e)
+    {
+        const int a { pick(gen) };
+        const int b { pick(gen) };
+        if (a != b)
+        {
+            sets[static_cast<std::size_t>(a)].insert(b);
+            sets[static_cast<std::size_t>(b)].insert(a);
+        }
+    }
+    std::vector<std::vector<GlobalIndex>> lists;
+    for (const auto& s : sets)
+    {
+        lists.emplace_back(s.begin(), s.end());
+    }
+    return fromLists(lists);
+}
+
+/** @brief Cells within graph distance @p depth of @p part's cells but not in it: the halo. */
+inline std::set<GlobalIndex>
+expectedHalo(const CellGraph& g, const std::vector<int>& parts, int part, int depth)
+{
+    std::set<GlobalIndex> seen;
+    std::vector<GlobalIndex> frontier;
+    for (std::size_t i { 0 }; i < g.nCells(); ++i)
+    {
+        if (parts[i] == part)
+        {
+            seen.insert(static_cast<GlobalIndex>(i));
+            frontier.push_back(static_cast<GlobalIndex>(i));
+        }
+    }
+    std::set<GlobalIndex> halo;
+    for (int layer { 0 }; layer < depth; ++layer)
+    {
+        std::vector<GlobalIndex> next;
+        for (const GlobalIndex c : frontier)
+        {
+            for (const GlobalIndex n : g.neighbours(static_cast<std::size_t>(c)))
+            {
+                if (seen.insert(n).second)
+                {
+                    halo.insert(n);
+                    next.push_back(n);
+                }
+            }
+        }
+        frontier = std::move(next);
+    }
+    return halo;
+}
+
+/** @brief The rows of @p g that @p parts gives rank @p rank, in descending id order. */
+inline CellGraph ownedPiece(const CellGraph& g, const std::vector<int>& parts, int rank)
+{
+    std::vector<GlobalIndex> ids;
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<GlobalIndex> adjacency;
+    for (std::size_t i { g.nCells() }; i-- > 0;)
+    {
+        if (parts[i] == rank)
+        {
+            ids.push_back(static_cast<GlobalIndex>(i));
+            const auto n = g.neighbours(i);
+            adjacency.insert(adjacency.end(), n.begin(), n.end());
+            offsets.push_back(adjacency.size());
+        }
+    }
+    return CellGraph(std::move(ids), std::move(offsets), std::move(adjacency));
+}
+
+/** @brief The known function of a global id that owners write and ghosts must receive. */
+inline double valueOf(GlobalIndex id)
+{
+    return 1000.0 + 0.5 * static_cast<double>(id);
+}
+
+} // namespace fieldsync::test

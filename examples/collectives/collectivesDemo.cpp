@@ -17,12 +17,17 @@ namespace
 {
 std::string list(const std::vector<double>& values)
 {
-    std::string text;
-    for (const double v : values)
+    std::string text {"["};
+    for (std::size_t i = 0; i < values.size(); ++i)
     {
-        text += (text.empty() ? "" : " ") + std::to_string(static_cast<long long>(v));
+        if (i > 0)
+        {
+            text += ' ';
+        }
+        text += std::to_string(static_cast<long long>(values[i]));
     }
-    return "[" + text + "]";
+    text += ']';
+    return text;
 }
 
 /** The first @p n values of a (possibly device) view, copied to the host. */

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // halo_bench: one halo pattern (each rank exchanges N doubles with rank-1 and rank+1) through
 // the Communicator and through hand-written MPI_Irecv/MPI_Isend/MPI_Waitall on pre-packed
-// buffers, interleaved in one run, from 8 B to 4 MiB per neighbour. Also the pack kernel
-// against std::memcpy of the same bytes. Prints a table and writes JSON (--json PATH).
+// buffers, interleaved in one run, from 8 B to 4 MiB per neighbour: 'comm' with the default
+// (automatic) choice of requests, 'isend' forcing MPI_Isend/Irecv, 'persist' forcing persistent
+// requests, 'scatter' on permuted maps (pack and unpack). Also the pack kernel against
+// std::memcpy of the same bytes, and the Communicator's telemetry. Prints tables and writes JSON
+// (--json PATH).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/halo_bench [--json halo_bench.json]
-//           [--quick]
+//           [--quick] [--bytes N (one message size only, for profiling)]
+//           [--no-timing (the Communicators keep counters but read no clock)]
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 
@@ -81,10 +85,13 @@ double now()
     return MPI_Wtime();
 }
 
-// seconds per exchange (max over ranks) of `iterations` calls of fn, after a barrier
+// seconds per exchange (max over ranks) of `iterations` calls of fn, after one untimed call
+// (every column starts with its own buffers in cache: the columns are interleaved, and a large
+// exchange after another column's would otherwise pay that column's cache misses) and a barrier
 template<typename Fn>
 double timeBatch(int iterations, Fn&& fn)
 {
+    fn();
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = now();
     for (int i = 0; i < iterations; ++i)
@@ -105,7 +112,9 @@ double median(std::vector<double> v)
 struct Row
 {
     std::size_t bytes;
-    double raw, contiguous, immediate, scattered;
+    double raw, contiguous, isend, immediate, scattered;
+    fieldsync::ExchangeStats stats; // the Communicator's telemetry of the 'comm' column
+    double statsExchanges;
 };
 
 struct PackRow
@@ -120,6 +129,8 @@ int main(int argc, char** argv)
     fieldsync::mpi::MPIInit init(argc, argv);
     std::string jsonPath { "halo_bench.json" };
     bool quick { false };
+    std::size_t onlyBytes { 0 }; // --bytes N: only this message size (profiling)
+    bool timing { true };        // --no-timing: Communicator::setTiming(false) (counters only)
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];
@@ -131,6 +142,14 @@ int main(int argc, char** argv)
         {
             quick = true;
         }
+        else if (arg == "--no-timing")
+        {
+            timing = false;
+        }
+        else if (arg == "--bytes" && i + 1 < argc)
+        {
+            onlyBytes = std::stoul(argv[++i]);
+        }
     }
     const fieldsync::mpi::MPIEnvironment world;
     const int me = world.rank();
@@ -139,6 +158,10 @@ int main(int argc, char** argv)
     std::vector<Row> rows;
     for (std::size_t bytes = 8; bytes <= (std::size_t { 4 } << 20); bytes *= (bytes < 4096 ? 8 : 4))
     {
+        if (onlyBytes != 0 && bytes != onlyBytes)
+        {
+            continue;
+        }
         const int cells = static_cast<int>(bytes / sizeof(double));
         const int iterations = static_cast<int>(
             std::clamp<std::size_t>((quick ? 2000000 : 20000000) / (bytes + 2000), 5, 2000)
@@ -148,7 +171,13 @@ int main(int argc, char** argv)
         fieldsync::Communicator commContiguous(world, contiguous.send, contiguous.receive);
         fieldsync::Communicator commImmediate(world, contiguous.send, contiguous.receive);
         commImmediate.setPersistent(true); // the column 'persist': MPI_Send_init/Recv_init
+        fieldsync::Communicator commIsend(world, contiguous.send, contiguous.receive);
+        commIsend.setPersistent(false); // the column 'isend': MPI_Isend/Irecv at every size
         fieldsync::Communicator commScattered(world, scattered.send, scattered.receive);
+        for (auto* comm : { &commContiguous, &commImmediate, &commIsend, &commScattered })
+        {
+            comm->setTiming(timing);
+        }
         Field field("field", contiguous.nLocal);
         Field field2("field2", scattered.nLocal);
         Kokkos::deep_copy(field, 1.0);
@@ -198,29 +227,67 @@ int main(int argc, char** argv)
                 comm.finaliseComm(f, key);
             };
         };
-        std::vector<double> tRaw, tContiguous, tImmediate, tScattered;
-        // warm-up (sets up persistent requests and index arrays)
+        std::vector<double> tRaw, tContiguous, tIsend, tImmediate, tScattered;
+        // warm-up (sets up persistent requests and index arrays); telemetry counts the rounds
+        commContiguous.resetStats();
         timeBatch(3, rawExchange);
         timeBatch(3, commExchange(commContiguous, field));
+        commContiguous.resetStats();
+        timeBatch(3, commExchange(commIsend, field));
         timeBatch(3, commExchange(commImmediate, field));
         timeBatch(3, commExchange(commScattered, field2));
+        // the column order changes each round (stride 1, 2, 3, 4 through the 5 columns, so each
+        // column follows each other one in some rounds): a batch right after the raw batch was
+        // measured up to 4x slower at 1 MiB whichever column it was (an effect of the order, not
+        // of the column), so no column may always take that place
+        constexpr int columns { 5 };
         for (int round = 0; round < rounds; ++round)
         {
-            tRaw.push_back(timeBatch(iterations, rawExchange));
-            tContiguous.push_back(timeBatch(iterations, commExchange(commContiguous, field)));
-            tImmediate.push_back(timeBatch(iterations, commExchange(commImmediate, field)));
-            tScattered.push_back(timeBatch(iterations, commExchange(commScattered, field2)));
+            const int step { 1 + round % (columns - 1) };
+            for (int c = 0; c < columns; ++c)
+            {
+                switch ((round + c * step) % columns)
+                {
+                case 0:
+                    tRaw.push_back(timeBatch(iterations, rawExchange));
+                    break;
+                case 1:
+                    tContiguous.push_back(timeBatch(iterations, commExchange(commContiguous, field))
+                    );
+                    break;
+                case 2:
+                    tIsend.push_back(timeBatch(iterations, commExchange(commIsend, field)));
+                    break;
+                case 3:
+                    tImmediate.push_back(timeBatch(iterations, commExchange(commImmediate, field)));
+                    break;
+                default:
+                    tScattered.push_back(timeBatch(iterations, commExchange(commScattered, field2))
+                    );
+                    break;
+                }
+            }
         }
         MPI_Comm_free(&raw);
-        rows.push_back(
-            { bytes, median(tRaw), median(tContiguous), median(tImmediate), median(tScattered) }
-        );
+        const fieldsync::ExchangeStats& stats = commContiguous.stats(key);
+        rows.push_back({ bytes,
+                         median(tRaw),
+                         median(tContiguous),
+                         median(tIsend),
+                         median(tImmediate),
+                         median(tScattered),
+                         stats,
+                         static_cast<double>(stats.exchanges) });
     }
 
     // pack kernel vs memcpy of the same bytes (contiguous indices), on one rank
     std::vector<PackRow> packRows;
     for (std::size_t bytes = 4096; bytes <= (std::size_t { 4 } << 20); bytes *= 4)
     {
+        if (onlyBytes != 0 && bytes != onlyBytes)
+        {
+            continue;
+        }
         const std::size_t cells = bytes / sizeof(double);
         Field field("field", cells);
         Kokkos::deep_copy(field, 2.0);
@@ -272,10 +339,12 @@ int main(int argc, char** argv)
             rounds
         );
         std::printf(
-            "%10s %12s %12s %8s %12s %8s %12s %8s\n",
+            "%10s %10s %10s %7s %10s %7s %10s %7s %10s %7s\n",
             "bytes/nbr",
             "raw us",
             "comm us",
+            "ratio",
+            "isend us",
             "ratio",
             "persist us",
             "ratio",
@@ -285,15 +354,40 @@ int main(int argc, char** argv)
         for (const auto& r : rows)
         {
             std::printf(
-                "%10zu %12.2f %12.2f %8.3f %12.2f %8.3f %12.2f %8.3f\n",
+                "%10zu %10.2f %10.2f %7.3f %10.2f %7.3f %10.2f %7.3f %10.2f %7.3f\n",
                 r.bytes,
                 r.raw * 1e6,
                 r.contiguous * 1e6,
                 r.contiguous / r.raw,
+                r.isend * 1e6,
+                r.isend / r.raw,
                 r.immediate * 1e6,
                 r.immediate / r.raw,
                 r.scattered * 1e6,
                 r.scattered / r.raw
+            );
+        }
+        std::printf(
+            "\nCommunicator telemetry of the 'comm' column, rank 0, mean us per exchange\n"
+            "%10s %10s %10s %10s %10s %10s\n",
+            "bytes/nbr",
+            "pack",
+            "post",
+            "wait",
+            "unpack",
+            "messages"
+        );
+        for (const auto& r : rows)
+        {
+            const double e = std::max(1.0, r.statsExchanges);
+            std::printf(
+                "%10zu %10.3f %10.3f %10.3f %10.3f %10.2f\n",
+                r.bytes,
+                r.stats.packSeconds / e * 1e6,
+                r.stats.postSeconds / e * 1e6,
+                r.stats.waitSeconds / e * 1e6,
+                r.stats.unpackSeconds / e * 1e6,
+                static_cast<double>(r.stats.messages) / e
             );
         }
         std::printf(
@@ -327,9 +421,14 @@ int main(int argc, char** argv)
             const auto& r = rows[i];
             json << "    {\"bytes_per_neighbour\": " << r.bytes << ", \"raw_s\": " << r.raw
                  << ", \"communicator_contiguous_s\": " << r.contiguous
+                 << ", \"communicator_isend_s\": " << r.isend
                  << ", \"communicator_persistent_s\": " << r.immediate
                  << ", \"communicator_scattered_s\": " << r.scattered
-                 << ", \"ratio_contiguous\": " << r.contiguous / r.raw << "}"
+                 << ", \"ratio_contiguous\": " << r.contiguous / r.raw
+                 << ", \"telemetry_exchanges\": " << r.stats.exchanges
+                 << ", \"telemetry_post_s\": " << r.stats.postSeconds
+                 << ", \"telemetry_wait_s\": " << r.stats.waitSeconds
+                 << ", \"telemetry_unpack_s\": " << r.stats.unpackSeconds << "}"
                  << (i + 1 < rows.size() ? "," : "") << "\n";
         }
         json << "  ],\n  \"pack\": [\n";

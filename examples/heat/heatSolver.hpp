@@ -29,9 +29,9 @@ struct HeatOptions
 struct HeatStats
 {
     double compute { 0 };         /**< interior and boundary updates */
-    double pack { 0 };            /**< startComm: pack and post */
-    double wait { 0 };            /**< waitComplete after the interior update */
-    double unpack { 0 };          /**< finaliseComm: unpack and release */
+    double pack { 0 };            /**< startComm: pack and post (Communicator stats) */
+    double wait { 0 };            /**< waiting for the messages (Communicator stats) */
+    double unpack { 0 };          /**< finaliseComm: unpack and release (Communicator stats) */
     double calibrationWait { 0 }; /**< mean wait of an exchange not hidden behind work */
     double total { 0 };           /**< the whole time loop */
     int exchanges { 0 };          /**< halo exchanges in the loop */

@@ -112,6 +112,7 @@ void CommBufferCore::setNeighbours(
     byteOffsets_.assign(ranks_.size() + 1, 0);
     direct_.assign(ranks_.size(), nullptr);
     directCount_ = 0;
+    offsetsValid_ = false;
 }
 
 int CommBufferCore::slotOf(int rank, const std::source_location& where) const
@@ -181,13 +182,21 @@ std::size_t CommBufferCore::claim(
     }
     name_.assign(name);
     type_ = &type;
-    entryBytes_ = entryBytes;
-    for (std::size_t k = 0; k < ranks_.size(); ++k)
+    if (entryBytes != entryBytes_ || !offsetsValid_)
     {
-        byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
+        entryBytes_ = entryBytes;
+        for (std::size_t k = 0; k < ranks_.size(); ++k)
+        {
+            byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
+        }
+        offsetsValid_ = true;
     }
-    std::fill(direct_.begin(), direct_.end(), nullptr);
-    directCount_ = 0;
+    if (directCount_ > 0)
+    {
+        std::fill(direct_.begin(), direct_.end(), nullptr);
+        directCount_ = 0;
+    }
+    failed_ = false;
     state_ = BufferState::Claimed;
     return byteOffsets_.back();
 }
@@ -253,7 +262,14 @@ void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_lo
         }
         return;
     }
-    freeRequests();
+    // completed non-persistent requests are MPI_REQUEST_NULL: nothing to free (the usual case)
+    const bool live = std::any_of(
+        requests_.begin(), requests_.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }
+    );
+    if (live)
+    {
+        freeRequests();
+    }
     requests_.clear();
     requestRank_.clear();
     requestData_.clear();
@@ -302,26 +318,122 @@ void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_lo
     }
     requestTag_ = tag;
     requestsPersistent_ = persistent_;
+    statuses_.resize(requests_.size());
+    postedBytes_ = 0;
+    for (const int bytes : requestBytes_)
+    {
+        postedBytes_ += static_cast<std::size_t>(bytes);
+    }
     if (persistent_ && !requests_.empty())
     {
         FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), where);
     }
 }
 
-bool CommBufferCore::testRequests(const std::source_location& where)
+bool CommBufferCore::testRequests(bool isReceive, const std::source_location& where)
 {
     if (requests_.empty())
     {
         return true;
     }
     int flag { 0 };
-    FIELDSYNC_MPI_AT(
-        MPI_Testall(
-            static_cast<int>(requests_.size()), requests_.data(), &flag, MPI_STATUSES_IGNORE
-        ),
-        where
+    const int code =
+        MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, statuses_.data());
+    if (code != MPI_SUCCESS) [[unlikely]]
+    {
+        int errorClass { code };
+        MPI_Error_class(code, &errorClass);
+        if (errorClass == MPI_ERR_IN_STATUS)
+        {
+            failStatuses(isReceive, code, where);
+        }
+        detail::checkMpi(code, "MPI_Testall", where);
+    }
+    if (flag == 0)
+    {
+        return false;
+    }
+    if (isReceive)
+    {
+        checkReceivedCounts(where);
+    }
+    return true;
+}
+
+namespace
+{
+constexpr const char* mapsHint =
+    " (the send and receive maps disagree: the peer's send map and this rank's receive map list "
+    "a different number of cells for this pair of ranks)";
+}
+
+void CommBufferCore::checkReceivedCounts(const std::source_location& where)
+{
+    for (std::size_t i = 0; i < statuses_.size(); ++i)
+    {
+        int count { 0 };
+        FIELDSYNC_MPI_AT(MPI_Get_count(&statuses_[i], MPI_BYTE, &count), where);
+        if (count != requestBytes_[i]) [[unlikely]]
+        {
+            state_ = BufferState::Complete; // the requests are done: the buffer may be released
+            failed_ = true;
+            fail(
+                "receive from rank " + std::to_string(requestRank_[i]) + ": expected " +
+                    std::to_string(requestBytes_[i]) + " bytes, received " + std::to_string(count) +
+                    " bytes" + (count > requestBytes_[i] ? " (truncated)" : "") + mapsHint,
+                where
+            );
+        }
+    }
+}
+
+void CommBufferCore::failStatuses(bool isReceive, int code, const std::source_location& where)
+{
+    std::string text;
+    int firstCode { code };
+    for (std::size_t i = 0; i < statuses_.size(); ++i)
+    {
+        const int error = statuses_[i].MPI_ERROR;
+        if (error == MPI_SUCCESS || error == MPI_ERR_PENDING)
+        {
+            continue;
+        }
+        int errorClass { error };
+        MPI_Error_class(error, &errorClass);
+        if (!text.empty())
+        {
+            text += "; ";
+        }
+        else
+        {
+            firstCode = error;
+        }
+        text += std::string(isReceive ? "receive from rank " : "send to rank ") +
+                std::to_string(requestRank_[i]);
+        if (errorClass == MPI_ERR_TRUNCATE)
+        {
+            text += ": expected " + std::to_string(requestBytes_[i]) +
+                    " bytes, received a longer message (truncated)" + mapsHint;
+        }
+        else
+        {
+            text += " failed";
+        }
+    }
+    if (text.empty())
+    {
+        text = std::string(isReceive ? "receive" : "send") + " failed";
+    }
+    // the failed requests completed; drop them all so the next post builds fresh ones
+    freeRequests();
+    state_ = BufferState::Complete;
+    failed_ = true;
+    throw Error(
+        "communication buffer '" + (name_.empty() ? std::string("<unclaimed>") : name_) +
+            "': " + text,
+        where,
+        firstCode
     );
-    return flag != 0;
 }
 
 std::string CommBufferCore::describePending(bool isSend, const std::source_location& where)
@@ -330,7 +442,7 @@ std::string CommBufferCore::describePending(bool isSend, const std::source_locat
     for (std::size_t i = 0; i < requests_.size(); ++i)
     {
         int flag { 0 };
-        FIELDSYNC_MPI_AT(MPI_Test(&requests_[i], &flag, MPI_STATUS_IGNORE), where);
+        FIELDSYNC_MPI_AT(MPI_Request_get_status(requests_[i], &flag, MPI_STATUS_IGNORE), where);
         if (flag != 0)
         {
             continue;
@@ -374,6 +486,8 @@ void CommBufferCore::freeRequests() noexcept
     requestRank_.clear();
     requestData_.clear();
     requestBytes_.clear();
+    statuses_.clear();
+    postedBytes_ = 0;
     requestsPersistent_ = false;
 }
 

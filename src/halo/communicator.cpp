@@ -3,6 +3,8 @@
 
 #include "fieldsync/core/logger.hpp"
 
+#include <algorithm>
+
 namespace fieldsync
 {
 
@@ -19,7 +21,8 @@ Communicator::Communicator(
     RankSimplexCommMap receiveMap,
     std::source_location where
 )
-    : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap))
+    : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
+      envPolicy_(mpi::WaitPolicy::fromEnvironment())
 {
     const int size = env_->sizeRank();
     const int me = env_->rank();
@@ -44,6 +47,13 @@ Communicator::Communicator(
         where
     );
     sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
+    for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
+    {
+        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
+        {
+            maxCells_ = std::max(maxCells_, map->offsets()[k + 1] - map->offsets()[k]);
+        }
+    }
 }
 
 Communicator::~Communicator()
@@ -80,9 +90,9 @@ void Communicator::requireEnvironment(const std::source_location& where) const
     );
 }
 
-mpi::WaitPolicy Communicator::policy() const
+const mpi::WaitPolicy& Communicator::policy() const noexcept
 {
-    return policy_ ? *policy_ : mpi::WaitPolicy::fromEnvironment();
+    return policy_ ? *policy_ : envPolicy_;
 }
 
 std::pair<std::vector<int>, std::vector<std::size_t>>
@@ -224,14 +234,51 @@ detail::Exchange& Communicator::byField(
 
 bool Communicator::testExchange(detail::Exchange& exchange, const std::source_location& where)
 {
+    const auto startTime = stamp();
     auto& entry = pool_[exchange.buffer];
-    return entry.isComplete(entry.buffer.get(), where);
+    bool done { false };
+    try
+    {
+        done = entry.isComplete(entry.buffer.get(), where);
+    }
+    catch (const Error&)
+    {
+        exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+        releaseAfterFailure(exchange, where);
+        throw;
+    }
+    exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+    return done;
 }
 
 void Communicator::waitExchange(detail::Exchange& exchange, const std::source_location& where)
 {
+    const auto startTime = stamp();
     auto& entry = pool_[exchange.buffer];
-    entry.waitComplete(entry.buffer.get(), exchange.key.name(), where);
+    try
+    {
+        entry.waitComplete(entry.buffer.get(), exchange.key.name(), where);
+    }
+    catch (const Error&)
+    {
+        exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+        releaseAfterFailure(exchange, where);
+        throw;
+    }
+    exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+}
+
+void Communicator::releaseAfterFailure(
+    detail::Exchange& exchange, const std::source_location& where
+)
+{
+    // a message of the wrong size: the exchange is over (its buffer is released once the sends
+    // are done); a time-out error leaves it in flight, to be waited for again
+    auto& entry = pool_[exchange.buffer];
+    if (entry.releaseAfterFailure(entry.buffer.get(), exchange.key.name(), where))
+    {
+        release(exchange);
+    }
 }
 
 bool Communicator::isComplete(const CommKey& key)
@@ -242,6 +289,36 @@ bool Communicator::isComplete(const CommKey& key)
 void Communicator::waitComplete(const CommKey& key)
 {
     waitExchange(byKey(key, false), key.where());
+}
+
+const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
+{
+    for (const auto& exchange : exchanges_)
+    {
+        if (exchange.reverse == reverse && exchange.key == key)
+        {
+            return exchange.stats;
+        }
+    }
+    std::string known;
+    for (const auto& exchange : exchanges_)
+    {
+        known += (known.empty() ? " '" : ", '") + exchange.key.name() + "'" +
+                 (exchange.reverse ? " (reverse)" : "");
+    }
+    throw Error(
+        std::string("Communicator::stats: no ") + (reverse ? "reverse " : "") + "exchange '" +
+            key.name() + "' was ever started. Keys:" + (known.empty() ? " none" : known),
+        key.where()
+    );
+}
+
+void Communicator::resetStats() noexcept
+{
+    for (auto& exchange : exchanges_)
+    {
+        exchange.stats = ExchangeStats {};
+    }
 }
 
 void Communicator::release(detail::Exchange& exchange)

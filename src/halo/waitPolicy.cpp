@@ -36,11 +36,24 @@ WaitPolicy WaitPolicy::fromEnvironment()
     return policy;
 }
 
+namespace
+{
+// FIELDSYNC_WAIT_SPIN_US, read once: how long a wait tests without pause before it yields
+std::chrono::microseconds spinDuration()
+{
+    static const std::chrono::microseconds spin {
+        static_cast<long>(std::max(0.0, envDouble("FIELDSYNC_WAIT_SPIN_US", 100.0)))
+    };
+    return spin;
+}
+} // namespace
+
 void waitWithTimeout(
     const std::function<bool()>& test,
     const std::function<std::string()>& describe,
     const WaitPolicy& policy,
-    std::string_view what,
+    std::string_view kind,
+    std::string_view name,
     const std::source_location& where
 )
 {
@@ -50,26 +63,33 @@ void waitWithTimeout(
         return;
     }
     const auto start = Clock::now();
-    const auto spinFor = std::chrono::microseconds { 20 };
+    const auto spinFor = spinDuration();
     const auto yieldFor = std::chrono::microseconds { 1000 };
     auto sleep = std::chrono::microseconds { 10 };
     double reportAt { policy.timeoutSeconds };
-    while (!test())
+    bool spinning { true };
+    for (unsigned polls { 1 }; !test(); ++polls)
     {
+        // while spinning, read the clock only every 8th test: a read costs as much as a test
+        if (spinning && polls % 8 != 0)
+        {
+            continue;
+        }
         const auto waited = Clock::now() - start;
         if (waited < spinFor)
         {
             continue;
         }
+        spinning = false;
         const double seconds = std::chrono::duration<double>(waited).count();
         if (seconds >= reportAt)
         {
             char waitedText[32];
             std::snprintf(waitedText, sizeof(waitedText), "%.3g", seconds);
-            const std::string message = std::string(what) + " (call site " + toString(where) +
-                                        ") has waited " + waitedText + " s (time-out " +
-                                        std::to_string(policy.timeoutSeconds) + " s) for " +
-                                        describe();
+            const std::string message =
+                std::string(kind) + " '" + std::string(name) + "' (call site " + toString(where) +
+                ") has waited " + waitedText + " s (time-out " +
+                std::to_string(policy.timeoutSeconds) + " s) for " + describe();
             if (policy.action == TimeoutAction::Error)
             {
                 throw Error(message, where);

@@ -477,3 +477,111 @@ TEST_CASE("Map layout: flat, sized by neighbours, contiguous runs detected")
     fieldsync::CommMap alias = flat;
     REQUIRE(alias.maxIndex() == 12);
 }
+
+namespace
+{
+/**
+ * A ring where each rank sends its 4 owned cells to the next rank and receives the previous
+ * rank's 4 into ghosts 4..; rank 0's receive map lists @p rank0Ghosts ghosts instead of 4.
+ */
+struct MismatchedRing
+{
+    fieldsync::RankSimplexCommMap send;
+    fieldsync::RankSimplexCommMap receive;
+    int nLocal { 0 };
+    int previous { 0 };
+};
+
+MismatchedRing mismatchedRing(int me, int n, int rank0Ghosts)
+{
+    MismatchedRing ring {
+        fieldsync::RankSimplexCommMap(n), fieldsync::RankSimplexCommMap(n), 0, (me + n - 1) % n
+    };
+    ring.send.setRank((me + 1) % n, { 0, 1, 2, 3 });
+    const int ghosts = me == 0 ? rank0Ghosts : 4;
+    std::vector<fieldsync::LocalIndex> in;
+    for (int i = 0; i < ghosts; ++i)
+    {
+        in.push_back(4 + i);
+    }
+    ring.receive.setRank(ring.previous, in);
+    ring.nLocal = 4 + ghosts;
+    return ring;
+}
+} // namespace
+
+TEST_CASE("A received message of another size than the receive map expects is an Error")
+{
+    const auto env = world();
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    if (n < 2)
+    {
+        return; // one rank: the self message sizes are checked when the Communicator is built
+    }
+    for (const bool inPlace : { true, false })
+    {
+        for (const bool persistent : { false, true })
+        {
+            // shorter: rank 0 expects 5 cells (40 bytes), its peer sends 4 (32 bytes); longer:
+            // rank 0 expects 3 (24 bytes), MPI truncates the 32 bytes (MPI_ERR_TRUNCATE)
+            for (const int rank0Ghosts : { 5, 3 })
+            {
+                CAPTURE(inPlace, persistent, rank0Ghosts);
+                const MismatchedRing ring = mismatchedRing(me, n, rank0Ghosts);
+                const fieldsync::test::TruncationReturnsOnWorld returnErrors; // MPICH only
+                Communicator comm(env, ring.send, ring.receive);
+                comm.setInPlace(inPlace);
+                comm.setPersistent(persistent);
+                View1 field("field", static_cast<std::size_t>(ring.nLocal));
+                auto host = Kokkos::create_mirror_view(field);
+                for (int i = 0; i < ring.nLocal; ++i)
+                {
+                    host(i) = i < 4 ? 100.0 * me + i : -1.0;
+                }
+                Kokkos::deep_copy(field, host);
+                const std::string key = "mismatch";
+                comm.startComm(field, key);
+                if (me == 0)
+                {
+                    const std::string peer = "receive from rank " + std::to_string(ring.previous);
+                    if (rank0Ghosts == 5)
+                    {
+                        CHECK_THROWS_WITH(
+                            comm.finaliseComm(field, key),
+                            Catch::Contains("'mismatch'") && Catch::Contains("communicator.cpp:") &&
+                                Catch::Contains(peer + ": expected 40 bytes, received 32 bytes") &&
+                                Catch::Contains("send and receive maps disagree")
+                        );
+                    }
+                    else
+                    {
+                        CHECK_THROWS_WITH(
+                            comm.finaliseComm(field, key),
+                            Catch::Contains("'mismatch'") && Catch::Contains("communicator.cpp:") &&
+                                Catch::Contains(peer + ": expected 24 bytes, received") &&
+                                Catch::Contains("(truncated)") &&
+                                Catch::Contains("send and receive maps disagree")
+                        );
+                    }
+                    // the exchange is over and its buffer released: nothing is in flight
+                    CHECK_THROWS_WITH(
+                        comm.finaliseComm(field, key),
+                        Catch::Contains("is in flight. In flight: none")
+                    );
+                }
+                else
+                {
+                    // the other ranks, the sender to rank 0 included, complete normally
+                    comm.finaliseComm(field, key);
+                    Kokkos::deep_copy(host, field);
+                    for (int i = 0; i < 4; ++i)
+                    {
+                        CHECK(host(4 + i) == 100.0 * ring.previous + i);
+                    }
+                }
+                MPI_Barrier(MPI_COMM_WORLD);
+            }
+        }
+    }
+}

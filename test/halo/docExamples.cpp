@@ -5,6 +5,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include <cstdio>
 #include <source_location>
 #include <string>
 
@@ -140,4 +141,43 @@ TEST_CASE("doc/halo.md: time-out settings")
     comm.finaliseComm(values);
     const int n = env.sizeRank();
     REQUIRE(values[4] == (env.rank() + n - 1) % n);
+}
+
+TEST_CASE("doc/halo.md: telemetry")
+{
+    const mpi::MPIEnvironment env;
+    const LocalIndex owned { 8 };
+    const Row row = periodicRow(env, owned);
+    Communicator comm(env, row.send, row.receive);
+    Kokkos::View<double*> u("u", owned + 2);
+    // [telemetry]
+    const CommKey key { "heat::u" };
+    comm.startComm(u, key);
+    // ... interior work ...
+    comm.finaliseComm(u, key);
+    const ExchangeStats& s = comm.stats(key); // comm.stats(key, true): its reverse exchange
+    std::printf(
+        "%llu exchanges, %llu messages, %llu B sent, %llu B received\n",
+        static_cast<unsigned long long>(s.exchanges),
+        static_cast<unsigned long long>(s.messages),
+        static_cast<unsigned long long>(s.bytesSent),
+        static_cast<unsigned long long>(s.bytesReceived)
+    );
+    std::printf(
+        "pack %g s, post %g s, wait %g s, unpack %g s\n",
+        s.packSeconds,
+        s.postSeconds,
+        s.waitSeconds,
+        s.unpackSeconds
+    );
+    // [telemetry]
+    // two cells each way; one rank: a self copy, no message; two ranks: one neighbour
+    const int n = env.sizeRank();
+    const std::uint64_t neighbours = n == 1 ? 0 : (n == 2 ? 1 : 2);
+    REQUIRE(s.exchanges == 1);
+    REQUIRE(s.messages == 2 * neighbours);
+    REQUIRE(s.bytesSent == (n == 1 ? 0 : 2 * sizeof(double)));
+    REQUIRE(s.bytesReceived == (n == 1 ? 0 : 2 * sizeof(double)));
+    comm.resetStats(); // every key back to zero
+    REQUIRE(comm.stats(key).exchanges == 0);
 }

@@ -261,3 +261,61 @@ TEST_CASE("An unmatched exchange ends in the time-out error, and completes once 
         REQUIRE(text.find("receive from rank 0") != std::string::npos);
     }
 }
+
+TEST_CASE("A buffer receiving a message of another size than expected throws, then finalises")
+{
+    const mpi::MPIEnvironment world;
+    const int me = world.rank();
+    const int n = world.sizeRank();
+    if (n < 2)
+    {
+        return; // a self message of another size is an Error at startComm (tested elsewhere)
+    }
+    const int next = (me + 1) % n;
+    const int previous = (me + n - 1) % n;
+    const auto env = world.duplicate(); // MPI_ERRORS_RETURN: truncation comes back as a code
+    for (const std::size_t rank0Expects : { std::size_t { 5 }, std::size_t { 2 } })
+    {
+        CAPTURE(rank0Expects);
+        const fieldsync::test::TruncationReturnsOnWorld returnErrors; // MPICH only
+        mpi::FullDuplexCommBuffer buffer(
+            env, { next }, { 3 }, { previous }, { me == 0 ? rank0Expects : std::size_t { 3 } }
+        );
+        buffer.initComm<long>("sized");
+        auto out = buffer.getSendBuffer<long>(next);
+        for (std::size_t i = 0; i < out.size(); ++i)
+        {
+            out[i] = me * 10L + static_cast<long>(i);
+        }
+        buffer.startComm();
+        if (me == 0)
+        {
+            const std::string expected = rank0Expects == 5 ? "expected 40 bytes, received 24 bytes"
+                                                           : "expected 16 bytes, received";
+            CHECK_THROWS_WITH(
+                buffer.waitComplete(),
+                Catch::Contains("communication buffer 'sized'") &&
+                    Catch::Contains("fullDuplexCommBuffer.cpp:") &&
+                    Catch::Contains("receive from rank " + std::to_string(previous)) &&
+                    Catch::Contains(expected) && Catch::Contains("maps disagree") &&
+                    (rank0Expects == 5 ? Catch::Contains("") : Catch::Contains("(truncated)"))
+            );
+            // the receive is complete: waiting again finishes the sends, then it is released
+            buffer.waitComplete();
+            buffer.finaliseComm();
+            REQUIRE_FALSE(buffer.isCommInit());
+        }
+        else
+        {
+            buffer.waitComplete();
+            auto in = buffer.getReceiveBuffer<long>(previous);
+            CHECK(in.size() == 3);
+            for (std::size_t i = 0; i < in.size(); ++i)
+            {
+                CHECK(in[i] == previous * 10L + static_cast<long>(i));
+            }
+            buffer.finaliseComm();
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <vector>
 
+#include <mpi.h>
+
 namespace fieldsync::test
 {
 
@@ -165,5 +167,37 @@ inline double backValue(int r, long g)
 {
     return (r + 1) * 1000.0 + static_cast<double>(g % 97);
 }
+
+/**
+ * @brief Where MPICH raises a truncated receive, MPI_ERRORS_RETURN for the scope of a test.
+ *
+ * MPICH (4.0) reports errors of MPI_Test/MPI_Testall to MPI_COMM_WORLD's error handler, not to
+ * the request's communicator, so a truncated receive aborts unless the application returns
+ * errors on MPI_COMM_WORLD. Open MPI uses the request's communicator (the library's duplicate,
+ * which returns errors), so nothing is changed there.
+ */
+class TruncationReturnsOnWorld
+{
+public:
+    TruncationReturnsOnWorld()
+    {
+#ifdef MPICH_VERSION
+        MPI_Comm_get_errhandler(MPI_COMM_WORLD, &previous_);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
+    }
+    ~TruncationReturnsOnWorld()
+    {
+#ifdef MPICH_VERSION
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, previous_);
+        MPI_Errhandler_free(&previous_);
+#endif
+    }
+    TruncationReturnsOnWorld(const TruncationReturnsOnWorld&) = delete;
+    TruncationReturnsOnWorld& operator=(const TruncationReturnsOnWorld&) = delete;
+
+private:
+    MPI_Errhandler previous_ { MPI_ERRHANDLER_NULL }; /**< world's handler before */
+};
 
 } // namespace fieldsync::test

@@ -109,11 +109,30 @@ public:
     /** @brief The slot of neighbour @p rank, -1 when @p rank is in range but no neighbour. */
     [[nodiscard]] int slotOf(int rank, const std::source_location& where) const;
 
-    /** @brief MPI_Testall on this direction's requests; true when none is pending. */
-    [[nodiscard]] bool testRequests(const std::source_location& where);
+    /**
+     * @brief MPI_Testall on this direction's requests; true when none is pending.
+     *
+     * For a receive (@p isReceive), each completed message's size (MPI_Get_count on a status
+     * array kept with the requests, no allocation) must be the expected byte count: a shorter
+     * message, or a longer one that MPI truncated (MPI_ERR_TRUNCATE), is a fieldsync::Error
+     * naming the buffer, the call site, the peer rank and both byte counts. The direction is
+     * complete when that error is thrown (its requests are done), so the buffer can still be
+     * finalised.
+     */
+    [[nodiscard]] bool testRequests(bool isReceive, const std::source_location& where);
+
+    /** @brief Whether a message of this claim failed (wrong size, MPI error); the claim is done. */
+    [[nodiscard]] bool failed() const noexcept { return failed_; }
+
+    /** @brief Messages posted by the last post (MPI messages only, no self copy). */
+    [[nodiscard]] std::size_t postedMessages() const noexcept { return requests_.size(); }
+
+    /** @brief Bytes posted by the last post (MPI messages only, no self copy). */
+    [[nodiscard]] std::size_t postedBytes() const noexcept { return postedBytes_; }
 
     /**
-     * @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated.
+     * @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated
+     * (MPI_Request_get_status: completes nothing, so no status is lost).
      */
     [[nodiscard]] std::string describePending(bool isSend, const std::source_location& where);
 
@@ -149,6 +168,12 @@ protected:
     /** @brief Throws an Error naming the buffer and the call. */
     [[noreturn]] void fail(const std::string& message, const std::source_location& where) const;
 
+    /** @brief Throws the Error for requests that MPI reports failed (MPI_ERR_IN_STATUS). */
+    [[noreturn]] void failStatuses(bool isReceive, int code, const std::source_location& where);
+
+    /** @brief Throws when a completed receive holds another byte count than expected. */
+    void checkReceivedCounts(const std::source_location& where);
+
     MPI_Comm comm_ { MPI_COMM_NULL };            /**< communicator the messages use */
     std::optional<MPIEnvironment> env_;          /**< keeps the communicator alive */
     int myRank_ { 0 };                           /**< rank in comm_ */
@@ -157,6 +182,7 @@ protected:
     std::string name_;                           /**< name of the claim */
     const std::type_info* type_ { nullptr };     /**< element type of the claim */
     std::size_t entryBytes_ { 0 };               /**< bytes per counted entry */
+    bool offsetsValid_ { false };                /**< byteOffsets_ match entryBytes_ */
     std::vector<int> ranks_;                     /**< neighbour ranks */
     std::vector<std::size_t> counts_;            /**< entries per neighbour */
     std::vector<std::size_t> byteOffsets_ { 0 }; /**< byte offsets per neighbour, +1 */
@@ -167,6 +193,9 @@ protected:
     std::vector<int> requestRank_;               /**< peer of each request */
     std::vector<void*> requestData_;    /**< memory of each request (persistent signature) */
     std::vector<int> requestBytes_;     /**< bytes of each request */
+    std::vector<MPI_Status> statuses_;  /**< statuses of the last MPI_Testall */
+    std::size_t postedBytes_ { 0 };     /**< bytes of the requests */
+    bool failed_ { false };             /**< a message of this claim failed */
     int requestTag_ { -1 };             /**< tag of the persistent requests */
     bool requestsPersistent_ { false }; /**< requests_ are persistent handles */
 };

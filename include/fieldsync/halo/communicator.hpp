@@ -3,6 +3,7 @@
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
@@ -12,6 +13,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
+#include <cstring>
 #include <deque>
 #include <initializer_list>
 #include <memory>
@@ -85,6 +88,22 @@ auto fieldView(F& field)
     }
 }
 
+/**
+ * @brief Whether kernels of @p Exec run to completion in the calling thread before
+ * parallel_for returns (Serial, OpenMP), so its work needs no fence and the host may copy its
+ * memory with std::memcpy right away.
+ */
+template<typename Exec>
+inline constexpr bool synchronousHost = false;
+#ifdef KOKKOS_ENABLE_SERIAL
+template<>
+inline constexpr bool synchronousHost<Kokkos::Serial> = true;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+template<>
+inline constexpr bool synchronousHost<Kokkos::OpenMP> = true;
+#endif
+
 /** @brief The index arrays of both maps in one memory space (for pack and unpack kernels). */
 template<typename MemSpace>
 struct IndexArrays
@@ -107,6 +126,23 @@ std::size_t componentsOf(const V& view)
     }
 }
 
+/**
+ * @brief The kernel labels as strings made once: Kokkos takes a label as std::string, and
+ * "fieldsync::unpack" is too long for the small-string buffer (one allocation per launch).
+ */
+inline const std::string& packLabel()
+{
+    static const std::string label { "fieldsync::pack" };
+    return label;
+}
+
+/** @brief See packLabel(). */
+inline const std::string& unpackLabel()
+{
+    static const std::string label { "fieldsync::unpack" };
+    return label;
+}
+
 /** @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c). */
 template<typename V, typename B, typename I>
 void pack(
@@ -122,7 +158,7 @@ void pack(
     using Exec = typename V::execution_space;
     const std::size_t comps = componentsOf(field);
     Kokkos::parallel_for(
-        "fieldsync::pack",
+        packLabel(),
         Kokkos::RangePolicy<Exec>(
             Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
         ),
@@ -145,8 +181,9 @@ void pack(
 }
 
 /**
- * @brief Packs neighbour cells idx(begin..end): a plain copy (deep_copy, memcpy speed) when they
- * are one run starting at @p runStart in a rank-1 field and the buffer holds only this field,
+ * @brief Packs neighbour cells idx(begin..end): a plain copy when they are one run starting at
+ * @p runStart in a rank-1 field and the buffer holds only this field (std::memcpy when the
+ * field's execution space is a synchronous host space, else Kokkos::deep_copy in that space),
  * else the indexed kernel.
  */
 template<typename V, typename B, typename I>
@@ -166,14 +203,23 @@ void packNeighbour(
         if (runStart >= 0 && stride == 1 && field.stride(0) == 1)
         {
             using Exec = typename V::execution_space;
+            using T = typename V::non_const_value_type;
             const auto first = static_cast<std::size_t>(runStart);
-            Kokkos::deep_copy(
-                Exec(),
-                Kokkos::subview(buffer, std::pair<std::size_t, std::size_t> { begin, end }),
-                Kokkos::subview(
-                    field, std::pair<std::size_t, std::size_t> { first, first + (end - begin) }
-                )
-            );
+            if constexpr (synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
+            {
+                // deep_copy's fixed cost is larger than a copy of a few KiB
+                std::memcpy(buffer.data() + begin, field.data() + first, (end - begin) * sizeof(T));
+            }
+            else
+            {
+                Kokkos::deep_copy(
+                    Exec(),
+                    Kokkos::subview(buffer, std::pair<std::size_t, std::size_t> { begin, end }),
+                    Kokkos::subview(
+                        field, std::pair<std::size_t, std::size_t> { first, first + (end - begin) }
+                    )
+                );
+            }
             return;
         }
     }
@@ -197,7 +243,7 @@ void unpack(
     using T = typename V::non_const_value_type;
     const std::size_t comps = componentsOf(field);
     Kokkos::parallel_for(
-        "fieldsync::unpack",
+        unpackLabel(),
         Kokkos::RangePolicy<Exec>(
             Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
         ),
@@ -252,6 +298,7 @@ struct Exchange
     std::vector<const void*> fields;     /**< data pointers of the fields in flight */
     std::size_t buffer { npos };         /**< pool entry in use */
     std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
+    ExchangeStats stats;                 /**< telemetry of this key */
     static constexpr std::size_t npos = static_cast<std::size_t>(-1); /**< no entry */
 };
 
@@ -266,6 +313,8 @@ struct PoolEntry
     bool (*isComplete)(void*, const std::source_location&) { nullptr }; /**< tests the buffer */
     void (*waitComplete
     )(void*, const std::string&, const std::source_location&) { nullptr }; /**< waits */
+    bool (*releaseAfterFailure
+    )(void*, const std::string&, const std::source_location&) { nullptr }; /**< after an Error */
 };
 } // namespace detail
 
@@ -316,7 +365,7 @@ public:
 
     /** @brief Starts synchronising the ghost cells of @p field under @p key. */
     template<HaloField Field>
-    void startComm(Field& field, CommKey key = CommKey {})
+    void startComm(Field& field, const CommKey& key = CommKey {})
     {
         auto view = detail::fieldView(field);
         start<decltype(view)>(std::span(&view, 1), key, false, ReverseOp::Replace);
@@ -324,7 +373,7 @@ public:
 
     /** @brief Starts several fields of one type in one message per neighbour. */
     template<detail::KokkosField View>
-    void startComm(std::initializer_list<View> fields, CommKey key = CommKey {})
+    void startComm(std::initializer_list<View> fields, const CommKey& key = CommKey {})
     {
         start<View>(std::span(fields.begin(), fields.size()), key, false, ReverseOp::Replace);
     }
@@ -353,7 +402,7 @@ public:
 
     /** @brief Waits for and unpacks the exchange under @p key into @p field's ghost cells. */
     template<HaloField Field>
-    void finaliseComm(Field& field, CommKey key)
+    void finaliseComm(Field& field, const CommKey& key)
     {
         auto view = detail::fieldView(field);
         finish<decltype(view)>(std::span(&view, 1), &byKey(key, false), key.where());
@@ -369,7 +418,7 @@ public:
 
     /** @brief Finalises a multi-field exchange under @p key. */
     template<detail::KokkosField View>
-    void finaliseComm(std::initializer_list<View> fields, CommKey key)
+    void finaliseComm(std::initializer_list<View> fields, const CommKey& key)
     {
         finish<View>(std::span(fields.begin(), fields.size()), &byKey(key, false), key.where());
     }
@@ -394,7 +443,7 @@ public:
      * (the receive map's cells go to the send map's cells of the neighbour).
      */
     template<HaloField Field>
-    void startReverse(Field& field, ReverseOp op, CommKey key = CommKey {})
+    void startReverse(Field& field, ReverseOp op, const CommKey& key = CommKey {})
     {
         auto view = detail::fieldView(field);
         start<decltype(view)>(std::span(&view, 1), key, true, op);
@@ -402,14 +451,14 @@ public:
 
     /** @brief startReverse with mpi::ReduceOp Sum, Max or Min. */
     template<HaloField Field>
-    void startReverse(Field& field, mpi::ReduceOp op, CommKey key = CommKey {})
+    void startReverse(Field& field, mpi::ReduceOp op, const CommKey& key = CommKey {})
     {
         startReverse(field, toReverseOp(op, key.where()), key);
     }
 
     /** @brief Waits for and combines the reverse exchange under @p key into @p field. */
     template<HaloField Field>
-    void finaliseReverse(Field& field, CommKey key)
+    void finaliseReverse(Field& field, const CommKey& key)
     {
         auto view = detail::fieldView(field);
         finish<decltype(view)>(std::span(&view, 1), &byKey(key, true), key.where());
@@ -427,10 +476,21 @@ public:
     void setWaitPolicy(mpi::WaitPolicy policy) { policy_ = policy; }
 
     /**
-     * @brief Persistent requests, or MPI_Isend/Irecv per exchange (the default: faster with Open
-     * MPI 4.1 on this machine, see doc/performance.md).
+     * @brief Persistent requests (MPI_Send_init/Recv_init, then MPI_Startall) for every
+     * exchange, or MPI_Isend/Irecv for every exchange; overrides the automatic choice.
      */
-    void setPersistent(bool persistent) noexcept { persistent_ = persistent; }
+    void setPersistent(bool persistent) noexcept
+    {
+        persistentFrom_ = persistent ? 0 : noPersistent;
+    }
+
+    /**
+     * @brief The automatic choice (the default, from 512 bytes): an exchange whose largest
+     * message per neighbour has at least @p bytes uses persistent requests, a smaller one
+     * MPI_Isend/Irecv (measured faster below, slower above, with Open MPI 4.1 here; see
+     * doc/performance.md).
+     */
+    void setPersistentFrom(std::size_t bytes) noexcept { persistentFrom_ = bytes; }
 
     /** @brief Staging::Always forces host staging of every exchange (tests). */
     void setStaging(mpi::Staging staging) noexcept { staging_ = staging; }
@@ -449,6 +509,22 @@ public:
 
     /** @brief The keys in flight with their call sites, one per line (for messages). */
     [[nodiscard]] std::string describeInFlight() const;
+
+    /**
+     * @brief The telemetry of @p key (its forward exchange, or its reverse one when
+     * @p reverse), accumulated since its first start or the last resetStats().
+     * @throws Error when the key never started an exchange of that direction.
+     */
+    [[nodiscard]] const ExchangeStats& stats(const CommKey& key, bool reverse = false) const;
+
+    /** @brief Zeroes the telemetry of every key. */
+    void resetStats() noexcept;
+
+    /**
+     * @brief Times pack, post, wait and unpack (the default) or not: the times cost four to six
+     * steady_clock reads per exchange (about 0.1 us here); the counters are always kept.
+     */
+    void setTiming(bool timing) noexcept { timing_ = timing; }
 
     /** @brief Number of buffers in the pool (grows only when all are claimed). */
     [[nodiscard]] std::size_t poolSize() const noexcept { return pool_.size(); }
@@ -475,8 +551,22 @@ private:
     void waitExchange(detail::Exchange& exchange, const std::source_location& where);
     void checkFieldSize(std::size_t cells, const std::source_location& where) const;
     void release(detail::Exchange& exchange);
+    void releaseAfterFailure(detail::Exchange& exchange, const std::source_location& where);
     void requireEnvironment(const std::source_location& where) const;
-    mpi::WaitPolicy policy() const;
+    const mpi::WaitPolicy& policy() const noexcept;
+
+    using Clock = std::chrono::steady_clock;
+
+    /** @brief The time for the telemetry, or a constant when timing is off. */
+    [[nodiscard]] Clock::time_point stamp() const noexcept
+    {
+        return timing_ ? Clock::now() : Clock::time_point {};
+    }
+
+    static double secondsBetween(Clock::time_point from, Clock::time_point to) noexcept
+    {
+        return std::chrono::duration<double>(to - from).count();
+    }
 
     /** @brief A free buffer of the pool in @p MemSpace (the exchange's own one first). */
     template<typename MemSpace>
@@ -524,6 +614,11 @@ private:
                 [](void* b, const std::string& name, const std::source_location& where)
             {
                 static_cast<Buffer*>(b)->waitComplete(name, where);
+            };
+            entry.releaseAfterFailure =
+                [](void* b, const std::string& name, const std::source_location& where)
+            {
+                return static_cast<Buffer*>(b)->releaseAfterFailure(name, where);
             };
             pool_.push_back(std::move(entry));
             chosen = pool_.size() - 1;
@@ -588,10 +683,12 @@ private:
     {
         using T = typename V::non_const_value_type;
         using MemSpace = typename V::memory_space;
+        using Exec = typename V::execution_space;
         static_assert(
             std::is_trivially_copyable_v<T>, "halo fields hold trivially copyable values"
         );
         static_assert(!std::is_const_v<typename V::value_type>, "halo fields must be writable");
+        const auto startTime = stamp();
         const std::source_location& where = key.where();
         requireEnvironment(where);
         std::size_t stride { 0 };
@@ -617,11 +714,12 @@ private:
         detail::Exchange& exchange = begin(key, reverse);
         exchange.op = op;
         auto& buffer = acquire<MemSpace>(exchange);
+        double packSeconds { 0.0 };
         try
         {
             const bool staging = mpi::useStaging<MemSpace>(staging_);
             buffer.setTag(exchange.tag);
-            buffer.setPersistent(persistent_);
+            buffer.setPersistent(maxCells_ * stride * sizeof(T) >= persistentFrom_);
             buffer.setStaging(staging);
             buffer.setWaitPolicy(policy());
             buffer.template initComm<T>(exchange.key.name(), stride, where);
@@ -651,45 +749,61 @@ private:
                 }
             }
             buffer.startReceives(where);
-            const auto& arrays = indexArrays<MemSpace>();
-            const auto& indices = reverse ? arrays.receive : arrays.send;
-            auto packed = buffer.sendHalf().template view<T>(where);
             auto& half = buffer.sendHalf();
-            std::size_t offset { 0 };
-            bool anyRun { false };
-            for (std::size_t k = 0; k < out.neighbourCount(); ++k)
+            // something to pack: a neighbour that does not go to MPI from the field directly
+            const bool anyPacked =
+                out.totalSize() > 0 &&
+                (!half.anyDirect() || directSlots(half, out.neighbourCount()) < nonEmpty(out));
+            if (anyPacked)
             {
-                anyRun = anyRun || out.runStart(k) >= 0;
-            }
-            const bool oneKernel =
-                !half.anyDirect() && (!anyRun || stride != 1 || detail::viewRank<V> != 1);
-            for (const V& field : fields)
-            {
-                if (oneKernel)
-                {
-                    detail::pack(field, packed, indices, 0, out.totalSize(), stride, offset);
-                    offset += detail::componentsOf(field);
-                    continue;
-                }
+                const auto packStart = stamp();
+                const auto& arrays = indexArrays<MemSpace>();
+                const auto& indices = reverse ? arrays.receive : arrays.send;
+                auto packed = half.template view<T>(where);
+                bool anyRun { false };
                 for (std::size_t k = 0; k < out.neighbourCount(); ++k)
                 {
-                    if (!half.isDirect(k) && out.offsets()[k] < out.offsets()[k + 1])
-                    {
-                        detail::packNeighbour(
-                            field,
-                            packed,
-                            indices,
-                            out.offsets()[k],
-                            out.offsets()[k + 1],
-                            stride,
-                            offset,
-                            out.runStart(k)
-                        );
-                    }
+                    anyRun = anyRun || out.runStart(k) >= 0;
                 }
-                offset += detail::componentsOf(field);
+                const bool oneKernel =
+                    !half.anyDirect() && (!anyRun || stride != 1 || detail::viewRank<V> != 1);
+                std::size_t offset { 0 };
+                for (const V& field : fields)
+                {
+                    if (oneKernel)
+                    {
+                        detail::pack(field, packed, indices, 0, out.totalSize(), stride, offset);
+                        offset += detail::componentsOf(field);
+                        continue;
+                    }
+                    for (std::size_t k = 0; k < out.neighbourCount(); ++k)
+                    {
+                        if (!half.isDirect(k) && out.offsets()[k] < out.offsets()[k + 1])
+                        {
+                            detail::packNeighbour(
+                                field,
+                                packed,
+                                indices,
+                                out.offsets()[k],
+                                out.offsets()[k + 1],
+                                stride,
+                                offset,
+                                out.runStart(k)
+                            );
+                        }
+                    }
+                    offset += detail::componentsOf(field);
+                }
+                if constexpr (!detail::synchronousHost<Exec>)
+                {
+                    Exec().fence();
+                }
+                packSeconds = secondsBetween(packStart, stamp());
             }
-            typename V::execution_space().fence();
+            else if constexpr (!detail::synchronousHost<Exec>)
+            {
+                Exec().fence(); // MPI reads the field in place: the field's kernels must be done
+            }
             buffer.startSends(where);
         }
         catch (...)
@@ -712,6 +826,37 @@ private:
         {
             exchange.fields.push_back(field.data());
         }
+        ExchangeStats& stats = exchange.stats;
+        const auto& sent = buffer.sendHalf();
+        const auto& received = buffer.receiveHalf();
+        stats.exchanges += 1;
+        stats.messages += sent.postedMessages() + received.postedMessages();
+        stats.bytesSent += sent.postedBytes();
+        stats.bytesReceived += received.postedBytes();
+        stats.packSeconds += packSeconds;
+        stats.postSeconds += secondsBetween(startTime, stamp()) - packSeconds;
+    }
+
+    /** @brief Number of slots of @p half that go to MPI in place. */
+    static std::size_t directSlots(const mpi::CommBufferCore& half, std::size_t slots) noexcept
+    {
+        std::size_t n { 0 };
+        for (std::size_t k = 0; k < slots; ++k)
+        {
+            n += half.isDirect(k) ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** @brief Number of neighbours of @p map with at least one cell. */
+    static std::size_t nonEmpty(const RankSimplexCommMap& map) noexcept
+    {
+        std::size_t n { 0 };
+        for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+        {
+            n += map.offsets()[k] < map.offsets()[k + 1] ? 1 : 0;
+        }
+        return n;
     }
 
     template<typename V>
@@ -720,6 +865,8 @@ private:
     {
         using T = typename V::non_const_value_type;
         using MemSpace = typename V::memory_space;
+        using Exec = typename V::execution_space;
+        const auto startTime = stamp();
         FIELDSYNC_CHECK_AT(
             fields.size() == exchange->fields.size(),
             "finalise '" + exchange->key.name() + "': " + std::to_string(fields.size()) +
@@ -745,52 +892,76 @@ private:
         auto& buffer =
             *static_cast<mpi::FullDuplexCommBuffer<MemSpace>*>(pool_[exchange->buffer].buffer.get()
             );
-        buffer.waitComplete(exchange->key.name(), where);
+        try
+        {
+            buffer.waitComplete(exchange->key.name(), where);
+        }
+        catch (const Error&)
+        {
+            exchange->stats.waitSeconds += secondsBetween(startTime, stamp());
+            releaseAfterFailure(*exchange, where);
+            throw;
+        }
+        const auto unpackStart = stamp();
+        exchange->stats.waitSeconds += secondsBetween(startTime, unpackStart);
         const bool reverse = exchange->reverse;
         const RankSimplexCommMap& in = reverse ? sendMap_ : receiveMap_;
-        const auto& arrays = indexArrays<MemSpace>();
-        const auto& indices = reverse ? arrays.send : arrays.receive;
         auto& half = buffer.receiveHalf();
-        auto received = half.template view<T>(where);
-        std::size_t stride { 0 };
-        for (const V& field : fields)
+        const bool anyUnpacked =
+            in.totalSize() > 0 &&
+            (!half.anyDirect() || directSlots(half, in.neighbourCount()) < nonEmpty(in));
+        if (anyUnpacked)
         {
-            stride += detail::componentsOf(field);
-        }
-        std::size_t offset { 0 };
-        for (const V& field : fields)
-        {
-            if (!half.anyDirect() && !reverse)
+            const auto& arrays = indexArrays<MemSpace>();
+            const auto& indices = reverse ? arrays.send : arrays.receive;
+            auto received = half.template view<T>(where);
+            std::size_t stride { 0 };
+            for (const V& field : fields)
             {
-                detail::unpack(
-                    field, received, indices, 0, in.totalSize(), stride, offset, exchange->op
-                );
+                stride += detail::componentsOf(field);
             }
-            else
+            std::size_t offset { 0 };
+            for (const V& field : fields)
             {
-                // per neighbour, in ascending rank order: deterministic combination
-                for (std::size_t k = 0; k < in.neighbourCount(); ++k)
+                if (!half.anyDirect() && !reverse)
                 {
-                    if (!half.isDirect(k) && in.offsets()[k] < in.offsets()[k + 1])
+                    detail::unpack(
+                        field, received, indices, 0, in.totalSize(), stride, offset, exchange->op
+                    );
+                }
+                else
+                {
+                    // per neighbour, in ascending rank order: deterministic combination
+                    for (std::size_t k = 0; k < in.neighbourCount(); ++k)
                     {
-                        detail::unpack(
-                            field,
-                            received,
-                            indices,
-                            in.offsets()[k],
-                            in.offsets()[k + 1],
-                            stride,
-                            offset,
-                            exchange->op
-                        );
+                        if (!half.isDirect(k) && in.offsets()[k] < in.offsets()[k + 1])
+                        {
+                            detail::unpack(
+                                field,
+                                received,
+                                indices,
+                                in.offsets()[k],
+                                in.offsets()[k + 1],
+                                stride,
+                                offset,
+                                exchange->op
+                            );
+                        }
                     }
                 }
+                offset += detail::componentsOf(field);
             }
-            offset += detail::componentsOf(field);
+            if constexpr (!detail::synchronousHost<Exec>)
+            {
+                Exec().fence();
+            }
         }
-        typename V::execution_space().fence();
         buffer.finaliseComm(where);
         release(*exchange);
+        if (anyUnpacked) // all in place: nothing to unpack, and no clock read for the release
+        {
+            exchange->stats.unpackSeconds += secondsBetween(unpackStart, stamp());
+        }
     }
 
     std::optional<mpi::MPIEnvironment> env_; /**< duplicated communicator */
@@ -802,9 +973,13 @@ private:
     std::vector<std::pair<std::type_index, std::shared_ptr<void>>>
         indexCache_;                        /**< index arrays per space */
     std::optional<mpi::WaitPolicy> policy_; /**< time-out policy override */
-    bool persistent_ { false }; /**< persistent requests (measured slower with Open MPI here) */
+    mpi::WaitPolicy envPolicy_;             /**< the environment's policy, read at construction */
+    static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
+    std::size_t persistentFrom_ { 512 };          /**< persistent requests from this message size */
+    std::size_t maxCells_ { 0 };                  /**< most cells of one neighbour, either map */
     mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
     bool inPlace_ { true };                       /**< in-place contiguous neighbours */
+    bool timing_ { true };                        /**< telemetry reads the clock */
 };
 
 } // namespace fieldsync

@@ -6,6 +6,7 @@
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 #include "fieldsync/halo/waitPolicy.hpp"
 
+#include <cstring>
 #include <optional>
 
 namespace fieldsync::mpi
@@ -23,6 +24,12 @@ namespace fieldsync::mpi
  * Messages use the environment's communicator as given, with the tag derived from the name
  * (FNV-1a modulo MPI_TAG_UB) unless setTag() chose one. A rank that is its own neighbour gets
  * a local copy, not an MPI message. Every misuse is a fieldsync::Error naming the buffer.
+ *
+ * Each received message must have the size the receive side expects: a shorter one, or a longer
+ * one (which MPI truncates), is a fieldsync::Error from isComplete() or waitComplete() naming
+ * the buffer, the call site, the peer rank and both byte counts (the two sides' sizes
+ * disagree). The receive is complete then; waitComplete() again finishes the sends, and
+ * finaliseComm() releases the buffer (releaseAfterFailure() does both).
  */
 template<typename MemSpace = Kokkos::HostSpace>
 class FullDuplexCommBuffer
@@ -156,6 +163,12 @@ public:
     void waitComplete(std::string_view what, const std::source_location& where)
     {
         checkStarted("waitComplete", where);
+        // receives first: a failed receive (wrong size) is reported before the sends are waited
+        // for; the sends complete anyway, and a second waitComplete() finishes them
+        if (receive_.complete(true, where) && send_.complete(false, where))
+        {
+            return; // the common case after overlap: no wait loop
+        }
         waitWithTimeout(
             [&] { return receive_.complete(true, where) && send_.complete(false, where); },
             [&]
@@ -169,7 +182,8 @@ public:
                 return text + sends;
             },
             policy(),
-            "communication '" + std::string(what) + "'",
+            "communication",
+            what,
             where
         );
     }
@@ -218,6 +232,25 @@ public:
         }
         send_.finaliseComm(where);
         receive_.finaliseComm(where);
+    }
+
+    /**
+     * @brief After a receive of the wrong size (an Error from isComplete or waitComplete):
+     * waits for the sends (the peers take them) and releases the buffer. Returns false, doing
+     * nothing, when no receive failed.
+     */
+    bool releaseAfterFailure(std::string_view what, const std::source_location& where)
+    {
+        if (!receive_.failed())
+        {
+            return false;
+        }
+        if (send_.state() == BufferState::InFlight)
+        {
+            waitComplete(what, where);
+        }
+        finaliseComm(where);
+        return true;
     }
 
     /** @brief Uses @p tag instead of the name's hash (the Communicator's checked tags). */
@@ -318,10 +351,17 @@ private:
         }
         const auto so = send_.byteOffsetOf(static_cast<std::size_t>(ks));
         const auto ro = receive_.byteOffsetOf(static_cast<std::size_t>(kr));
-        using Bytes = Kokkos::View<char*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-        Kokkos::deep_copy(
-            Bytes(receive_.data() + ro, sendBytes), Bytes(send_.data() + so, sendBytes)
-        );
+        if constexpr (hostAccessible<MemSpace>)
+        {
+            std::memcpy(receive_.data() + ro, send_.data() + so, sendBytes);
+        }
+        else
+        {
+            using Bytes = Kokkos::View<char*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+            Kokkos::deep_copy(
+                Bytes(receive_.data() + ro, sendBytes), Bytes(send_.data() + so, sendBytes)
+            );
+        }
     }
 
     HalfDuplexCommBuffer<MemSpace> send_;    /**< send direction */

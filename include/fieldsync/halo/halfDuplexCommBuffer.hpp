@@ -145,8 +145,10 @@ public:
     }
 
     /**
-     * @brief Marks a started direction complete once its requests are done (the caller tested
-     * them); a staged receive is copied back from the host. Returns true when complete.
+     * @brief Marks a started direction complete once its requests are done (MPI_Testall); a
+     * staged receive is copied back from the host. Returns true when complete.
+     * @throws Error when a received message has another size than expected (see testRequests);
+     * the direction is complete then.
      */
     bool complete(bool isReceive, const std::source_location& where)
     {
@@ -155,7 +157,7 @@ public:
             return true;
         }
         requireState(BufferState::InFlight, "complete", where);
-        if (!testRequests(where))
+        if (!testRequests(isReceive, where))
         {
             return false;
         }

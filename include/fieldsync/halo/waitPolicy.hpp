@@ -36,19 +36,22 @@ struct WaitPolicy
 };
 
 /**
- * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests,
- * then tests with std::this_thread::yield, then tests with sleeps that back off to 1 ms.
+ * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests
+ * (FIELDSYNC_WAIT_SPIN_US, default 100 us, read once per process), then tests with
+ * std::this_thread::yield up to 1 ms, then tests with sleeps that back off to 1 ms.
  *
- * After policy.timeoutSeconds it builds the report "<what> (call site <where>) has waited N s
- * for: <describe()>" and either logs it as a warning, repeated at 2x, 4x, ... the time-out,
- * or throws it as a fieldsync::Error (naming @p where), as @p policy says. The operation stays
- * in flight after the error and may be waited for again.
+ * After policy.timeoutSeconds it builds the report "<kind> '<name>' (call site <where>) has
+ * waited N s for: <describe()>" and either logs it as a warning, repeated at 2x, 4x, ... the
+ * time-out, or throws it as a fieldsync::Error (naming @p where), as @p policy says. The
+ * operation stays in flight after the error and may be waited for again. Nothing is allocated
+ * unless a report is made.
  */
 void waitWithTimeout(
     const std::function<bool()>& test,
     const std::function<std::string()>& describe,
     const WaitPolicy& policy,
-    std::string_view what,
+    std::string_view kind,
+    std::string_view name,
     const std::source_location& where
 );
 

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+// Communicator telemetry (ExchangeStats) against numbers known from the pattern generator alone:
+// messages and bytes per exchange from the ghost lists each rank computes itself. Times are
+// only checked to be non-negative (tests never time things).
+#include "fieldsync_test/catch.hpp"
+
+#include "haloPatterns.hpp"
+
+#include "fieldsync/halo/communicator.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+using fieldsync::Communicator;
+using fieldsync::test::Shape;
+namespace mpi = fieldsync::mpi;
+
+// Counts C++ heap allocations while `counting` is set (MPI's own malloc is not seen; the claim is
+// that fieldsync's per-step path allocates nothing).
+namespace
+{
+std::atomic<bool> counting { false };
+std::atomic<long> allocations { 0 };
+} // namespace
+
+void* operator new(std::size_t size)
+{
+    if (counting.load(std::memory_order_relaxed))
+    {
+        allocations.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (void* p = std::malloc(size == 0 ? 1 : size))
+    {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void operator delete(void* p) noexcept
+{
+    std::free(p);
+}
+
+void operator delete(void* p, std::size_t) noexcept
+{
+    std::free(p);
+}
+#pragma GCC diagnostic pop
+
+namespace
+{
+using View1 = Kokkos::View<double*>;
+using ViewR = Kokkos::View<double**, Kokkos::LayoutRight>;
+
+/** MPI messages and cells of one rank's exchange, from the generator (self excluded). */
+struct Expected
+{
+    std::uint64_t sends { 0 };
+    std::uint64_t receives { 0 };
+    std::uint64_t cellsSent { 0 };
+    std::uint64_t cellsReceived { 0 };
+};
+
+Expected expectedFor(int me, int n, Shape shape, std::uint64_t seed)
+{
+    Expected e;
+    for (int r = 0; r < n; ++r)
+    {
+        if (r == me)
+        {
+            continue;
+        }
+        // what rank r ghosts from me, I send; what I ghost from r, I receive
+        const auto out = fieldsync::test::ghostsOf(r, me, n, shape, seed, 12).size();
+        const auto in = fieldsync::test::ghostsOf(me, r, n, shape, seed, 12).size();
+        e.sends += out > 0 ? 1 : 0;
+        e.receives += in > 0 ? 1 : 0;
+        e.cellsSent += out;
+        e.cellsReceived += in;
+    }
+    return e;
+}
+
+void requireTimesNonNegative(const fieldsync::ExchangeStats& s)
+{
+    REQUIRE(s.packSeconds >= 0.0);
+    REQUIRE(s.postSeconds >= 0.0);
+    REQUIRE(s.waitSeconds >= 0.0);
+    REQUIRE(s.unpackSeconds >= 0.0);
+}
+} // namespace
+
+TEST_CASE("Exchange statistics count the messages and bytes of each key")
+{
+    const mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    for (const Shape shape : { Shape::Ring, Shape::AllToAll, Shape::Random })
+    {
+        for (const bool scatter : { false, true })
+        {
+            constexpr std::uint64_t seed { 17 };
+            CAPTURE(static_cast<int>(shape), scatter);
+            const auto setup = fieldsync::test::makeSetup(me, n, shape, seed, 12, scatter);
+            const Expected e = expectedFor(me, n, shape, seed);
+            Communicator comm(env, setup.send, setup.receive);
+            View1 scalar("scalar", static_cast<std::size_t>(setup.nLocal));
+            ViewR vector("vector", static_cast<std::size_t>(setup.nLocal), 3);
+            const fieldsync::CommKey scalarKey { "stats::scalar" };
+            const fieldsync::CommKey vectorKey { "stats::vector" };
+            constexpr int steps { 7 };
+            for (int step = 0; step < steps; ++step)
+            {
+                comm.startComm(scalar, scalarKey);
+                comm.startComm(vector, vectorKey);
+                if (step % 2 == 0)
+                {
+                    comm.waitComplete(vectorKey); // an explicit wait is counted as wait too
+                }
+                comm.finaliseComm(vector, vectorKey);
+                comm.finaliseComm(scalar, scalarKey);
+            }
+            comm.startReverse(scalar, fieldsync::ReverseOp::Sum, scalarKey);
+            comm.finaliseReverse(scalar, scalarKey);
+
+            const auto& s = comm.stats(scalarKey);
+            REQUIRE(s.exchanges == steps);
+            REQUIRE(s.messages == steps * (e.sends + e.receives));
+            REQUIRE(s.bytesSent == steps * e.cellsSent * sizeof(double));
+            REQUIRE(s.bytesReceived == steps * e.cellsReceived * sizeof(double));
+            requireTimesNonNegative(s);
+
+            const auto& v = comm.stats(vectorKey);
+            REQUIRE(v.exchanges == steps);
+            REQUIRE(v.messages == steps * (e.sends + e.receives));
+            REQUIRE(v.bytesSent == steps * e.cellsSent * 3 * sizeof(double));
+            REQUIRE(v.bytesReceived == steps * e.cellsReceived * 3 * sizeof(double));
+            requireTimesNonNegative(v);
+
+            // the reverse exchange of the key has its own statistics, directions swapped
+            const auto& r = comm.stats(scalarKey, true);
+            REQUIRE(r.exchanges == 1);
+            REQUIRE(r.messages == e.sends + e.receives);
+            REQUIRE(r.bytesSent == e.cellsReceived * sizeof(double));
+            REQUIRE(r.bytesReceived == e.cellsSent * sizeof(double));
+            requireTimesNonNegative(r);
+
+            comm.resetStats();
+            for (const auto* z : { &comm.stats(scalarKey), &comm.stats(vectorKey) })
+            {
+                REQUIRE(z->exchanges == 0);
+                REQUIRE(z->messages == 0);
+                REQUIRE(z->bytesSent == 0);
+                REQUIRE(z->bytesReceived == 0);
+                REQUIRE(z->packSeconds == 0.0);
+                REQUIRE(z->postSeconds == 0.0);
+                REQUIRE(z->waitSeconds == 0.0);
+                REQUIRE(z->unpackSeconds == 0.0);
+            }
+            comm.startComm(scalar, scalarKey);
+            comm.finaliseComm(scalar, scalarKey);
+            REQUIRE(comm.stats(scalarKey).exchanges == 1);
+            REQUIRE(comm.stats(scalarKey).bytesSent == e.cellsSent * sizeof(double));
+        }
+    }
+}
+
+TEST_CASE("Exchange statistics of a default (call-site) key and of an unknown key")
+{
+    const mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    const auto setup = fieldsync::test::makeSetup(me, n, Shape::Ring, 5, 12, false);
+    const Expected e = expectedFor(me, n, Shape::Ring, 5);
+    Communicator comm(env, setup.send, setup.receive);
+    View1 field("field", static_cast<std::size_t>(setup.nLocal));
+    fieldsync::CommKey site; // the key of this line, as a default startComm uses
+    comm.startComm(field, site);
+    comm.finaliseComm(field);
+    REQUIRE(comm.stats(site).exchanges == 1);
+    REQUIRE(comm.stats(site).messages == e.sends + e.receives);
+    REQUIRE_THROWS_WITH(
+        comm.stats("never started"),
+        Catch::Contains("no exchange 'never started' was ever started") &&
+            Catch::Contains("exchangeStats.cpp")
+    );
+    REQUIRE_THROWS_WITH(comm.stats(site, true), Catch::Contains("no reverse exchange"));
+
+    // timing off: the counters go on, the times stay zero
+    comm.resetStats();
+    comm.setTiming(false);
+    comm.startComm(field, site);
+    comm.waitComplete(site);
+    comm.finaliseComm(field, site);
+    const auto& s = comm.stats(site);
+    REQUIRE(s.exchanges == 1);
+    REQUIRE(s.bytesSent == e.cellsSent * sizeof(double));
+    REQUIRE(s.packSeconds == 0.0);
+    REQUIRE(s.postSeconds == 0.0);
+    REQUIRE(s.waitSeconds == 0.0);
+    REQUIRE(s.unpackSeconds == 0.0);
+}
+
+TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
+{
+    const mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    for (const Shape shape : { Shape::Ring, Shape::Random })
+    {
+        for (const bool scatter : { false, true })
+        {
+            for (const int persistent : { 0, 1, 2 }) // never, always, automatic
+            {
+                CAPTURE(static_cast<int>(shape), scatter, persistent);
+                const auto setup = fieldsync::test::makeSetup(me, n, shape, 23, 12, scatter);
+                Communicator comm(env, setup.send, setup.receive);
+                if (persistent < 2)
+                {
+                    comm.setPersistent(persistent == 1);
+                }
+                View1 scalar("scalar", static_cast<std::size_t>(setup.nLocal));
+                ViewR vector("vector", static_cast<std::size_t>(setup.nLocal), 3);
+                const fieldsync::CommKey key { "a key longer than the small-string buffer" };
+                auto step = [&]
+                {
+                    comm.startComm(scalar, key);
+                    comm.startComm(vector); // a call-site key
+                    comm.finaliseComm(vector);
+                    comm.finaliseComm(scalar, key);
+                    comm.startReverse(scalar, fieldsync::ReverseOp::Sum, key);
+                    comm.finaliseReverse(scalar, key);
+                };
+                for (int i = 0; i < 3; ++i)
+                {
+                    step(); // first exchanges set up buffers, requests and index arrays
+                }
+                allocations = 0;
+                counting = true;
+                for (int i = 0; i < 50; ++i)
+                {
+                    step();
+                }
+                counting = false;
+                REQUIRE(allocations.load() == 0);
+                REQUIRE(comm.stats(key).exchanges == 53);
+            }
+        }
+    }
+}

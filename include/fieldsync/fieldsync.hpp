@@ -29,6 +29,7 @@
 
 // halo: maps, buffers, the Communicator
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"

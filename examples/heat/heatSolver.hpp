@@ -74,10 +74,13 @@ public:
     /** @brief The field (owned then ghost cells). */
     [[nodiscard]] View field() const { return u_; }
 
-private:
-    /** @brief uNew = u + dt/A * sum of face fluxes, for the cells in @p cells. */
+    /**
+     * @brief uNew = u + dt/A * sum of face fluxes, for the cells in @p cells. Public only
+     * because nvcc rejects a KOKKOS_LAMBDA in a private or protected member function.
+     */
     void update(const Kokkos::View<LocalIndex*>& cells, double dt);
 
+private:
     /** @brief Copies the owned part of uNew into u. */
     void commit();
 

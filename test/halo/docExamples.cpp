@@ -50,7 +50,9 @@ TEST_CASE("doc/halo.md: the seed's Communicator example")
     mpi::MPIEnvironment MPIEnviron;
     Communicator comm;
 
-    Kokkos::View<int*> field("field", owned + 2);
+    Kokkos::View<int*, Kokkos::HostSpace> field(
+        "field", owned + 2
+    ); // the seed's SerialExecutor field
     // ... size and populate field data: owned cell i of rank r holds 100 r + i
     for (LocalIndex i = 0; i < owned; ++i)
     {
@@ -118,13 +120,19 @@ TEST_CASE("doc/halo.md: a time step with overlap, several fields and a reverse e
     const int n = env.sizeRank();
     const double left = (env.rank() + n - 1) % n;
     const double right = (env.rank() + 1) % n;
-    REQUIRE(temperature(owned) == left);
-    REQUIRE(temperature(owned + 1) == right);
-    REQUIRE(pressure(owned) == 2 * left);
-    REQUIRE(velocity(owned + 1, 2) == right);
-    REQUIRE(flux(0) == 2.0);         // its own 1 plus the left neighbour's ghost copy
-    REQUIRE(flux(owned - 1) == 2.0); // and the right neighbour's
-    REQUIRE(flux(1) == 1.0);         // no ghost copy anywhere
+    // read on the host through mirrors, so the test is right for device memory too
+    const auto hostTemperature =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, temperature);
+    const auto hostPressure = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, pressure);
+    const auto hostVelocity = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, velocity);
+    const auto hostFlux = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, flux);
+    REQUIRE(hostTemperature(owned) == left);
+    REQUIRE(hostTemperature(owned + 1) == right);
+    REQUIRE(hostPressure(owned) == 2 * left);
+    REQUIRE(hostVelocity(owned + 1, 2) == right);
+    REQUIRE(hostFlux(0) == 2.0);         // its own 1 plus the left neighbour's ghost copy
+    REQUIRE(hostFlux(owned - 1) == 2.0); // and the right neighbour's
+    REQUIRE(hostFlux(1) == 1.0);         // no ghost copy anywhere
 }
 
 TEST_CASE("doc/halo.md: time-out settings")

@@ -22,19 +22,27 @@ namespace
 {
 std::atomic<bool> counting { false };
 std::atomic<long> allocations { 0 };
-} // namespace
 
-void* operator new(std::size_t size)
+void* countedMalloc(std::size_t size) noexcept
 {
     if (counting.load(std::memory_order_relaxed))
     {
         allocations.fetch_add(1, std::memory_order_relaxed);
     }
-    if (void* p = std::malloc(size == 0 ? 1 : size))
+    return std::malloc(size == 0 ? 1 : size);
+}
+} // namespace
+
+void* operator new(std::size_t size)
+{
+    void* p = countedMalloc(size);
+#ifndef __CUDA_ARCH__ // nvcc also compiles this for the device, which has no exceptions
+    if (p == nullptr)
     {
-        return p;
+        throw std::bad_alloc();
     }
-    throw std::bad_alloc();
+#endif
+    return p;
 }
 
 #pragma GCC diagnostic push
@@ -53,14 +61,7 @@ void operator delete(void* p, std::size_t) noexcept
 // malloc and goes back to free (sanitizers check that pairs match).
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept
 {
-    try
-    {
-        return operator new(size);
-    }
-    catch (...)
-    {
-        return nullptr;
-    }
+    return countedMalloc(size);
 }
 
 void* operator new[](std::size_t size)

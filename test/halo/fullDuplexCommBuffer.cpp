@@ -234,7 +234,7 @@ TEST_CASE("An unmatched exchange ends in the time-out error, and completes once 
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
     fieldsync::logger().sinks().push_back(sink);
     comm.setWaitPolicy({ 0.2, mpi::TimeoutAction::Warn });
-    Kokkos::View<double*> values("values", setup.nLocal);
+    Kokkos::View<double*, Kokkos::HostSpace> values("values", setup.nLocal);
     for (int i = 0; i < setup.nOwned; ++i)
     {
         values(i) = fieldsync::test::truth(setup.globalId[static_cast<std::size_t>(i)], 0);

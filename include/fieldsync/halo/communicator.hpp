@@ -143,6 +143,25 @@ inline const std::string& unpackLabel()
     return label;
 }
 
+/**
+ * @brief Component @p c of cell @p cell of a rank-1 (@p c is 0) or rank-2 view. Kernels use it
+ * instead of an `if constexpr` on the rank: nvcc rejects an extended lambda whose first use of a
+ * captured variable is inside a constexpr-if branch.
+ */
+template<typename V, typename I>
+KOKKOS_INLINE_FUNCTION decltype(auto) cellAt(const V& field, const I cell, const std::size_t c)
+{
+    if constexpr (viewRank<V> == 1)
+    {
+        (void)c;
+        return field(cell);
+    }
+    else
+    {
+        return field(cell, c);
+    }
+}
+
 /** @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c). */
 template<typename V, typename B, typename I>
 void pack(
@@ -165,16 +184,11 @@ void pack(
         KOKKOS_LAMBDA(const std::int64_t i) {
             const auto cell = idx(i);
             const std::size_t at = static_cast<std::size_t>(i) * stride + offset;
-            if constexpr (viewRank<V> == 1)
+            // a rank-1 field has one component: a constant, so the loop folds away
+            const std::size_t n = viewRank<V> == 1 ? std::size_t { 1 } : comps;
+            for (std::size_t c = 0; c < n; ++c)
             {
-                buffer(at) = field(cell);
-            }
-            else
-            {
-                for (std::size_t c = 0; c < comps; ++c)
-                {
-                    buffer(at + c) = field(cell, c);
-                }
+                buffer(at + c) = cellAt(field, cell, c);
             }
         }
     );
@@ -252,15 +266,7 @@ void unpack(
             const std::size_t at = static_cast<std::size_t>(i) * stride + offset;
             for (std::size_t c = 0; c < comps; ++c)
             {
-                T* target { nullptr };
-                if constexpr (viewRank<V> == 1)
-                {
-                    target = &field(cell);
-                }
-                else
-                {
-                    target = &field(cell, c);
-                }
+                T* target = &cellAt(field, cell, c);
                 const T value = buffer(at + c);
                 if (op == ReverseOp::Replace)
                 {

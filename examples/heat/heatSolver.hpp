@@ -22,19 +22,18 @@ struct HeatOptions
     double cfl { 0.45 };    /**< fraction of the stable explicit time step */
     bool inPlace { true };  /**< Communicator receives contiguous ghosts in place */
     bool verbose { false }; /**< rank 0 prints the global checks */
-    int calibration { 20 }; /**< exchanges without overlap, to measure the hidden share */
 };
 
 /** @brief Where one rank's time went (seconds) and what it exchanged. */
 struct HeatStats
 {
-    double compute { 0 };         /**< interior and boundary updates */
-    double pack { 0 };            /**< startComm: pack and post (Communicator stats) */
-    double wait { 0 };            /**< waiting for the messages (Communicator stats) */
-    double unpack { 0 };          /**< finaliseComm: unpack and release (Communicator stats) */
-    double calibrationWait { 0 }; /**< mean wait of an exchange not hidden behind work */
-    double total { 0 };           /**< the whole time loop */
-    int exchanges { 0 };          /**< halo exchanges in the loop */
+    double compute { 0 };      /**< interior and boundary updates */
+    double pack { 0 };         /**< startComm: pack and post (Communicator stats) */
+    double wait { 0 };         /**< waiting for the messages (Communicator stats) */
+    double unpack { 0 };       /**< finaliseComm: unpack and release (Communicator stats) */
+    int hiddenExchanges { 0 }; /**< exchanges already complete when the interior update ended */
+    double total { 0 };        /**< the whole time loop */
+    int exchanges { 0 };       /**< halo exchanges in the loop */
 };
 
 /**

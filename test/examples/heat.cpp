@@ -86,7 +86,6 @@ TEST_CASE("HeatSolver: distributed run is bitwise equal to the serial run")
     heat::HeatOptions options;
     options.steps = 30;
     options.checkEvery = 10;
-    options.calibration = 2;
     SECTION("generated mesh, in place")
     {
         requireBitwiseSerial(heat::TriMesh::generate(26, 19, 11), options);

@@ -2,12 +2,13 @@
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
 
 #include <mpi.h>
 
 TEST_CASE("Error carries message, call site, rank and MPI text")
 {
-    int worldRank {-1};
+    int worldRank { -1 };
     MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
 
     const auto here = std::source_location::current();
@@ -25,10 +26,10 @@ TEST_CASE("Error carries message, call site, rank and MPI text")
 
 TEST_CASE("FIELDSYNC_MPI turns a failing MPI call into an Error with the MPI error string")
 {
-    MPI_Comm dup {MPI_COMM_NULL};
+    MPI_Comm dup { MPI_COMM_NULL };
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    int value {1};
+    int value { 1 };
     try
     {
         // root out of range: the MPI library itself rejects it
@@ -46,6 +47,26 @@ TEST_CASE("FIELDSYNC_MPI turns a failing MPI call into an Error with the MPI err
 
 TEST_CASE("FIELDSYNC_CHECK throws only when the condition fails")
 {
-    REQUIRE_NOTHROW([] { FIELDSYNC_CHECK(1 + 1 == 2, "never"); }());
-    REQUIRE_THROWS_AS([] { FIELDSYNC_CHECK(1 + 1 == 3, "arithmetic"); }(), fieldsync::Error);
+    REQUIRE_NOTHROW(
+        []
+        {
+            FIELDSYNC_CHECK(1 + 1 == 2, "never");
+        }()
+    );
+    REQUIRE_THROWS_AS(
+        []
+        {
+            FIELDSYNC_CHECK(1 + 1 == 3, "arithmetic");
+        }(),
+        fieldsync::Error
+    );
+}
+
+TEST_CASE("The fieldsync logger is registered with spdlog at the level FIELDSYNC_LOG_LEVEL gives")
+{
+    auto& log = fieldsync::logger();
+    REQUIRE(log.name() == "fieldsync");
+    REQUIRE(spdlog::get("fieldsync").get() == &log);
+    // the tests run with FIELDSYNC_LOG_LEVEL=warn (cmake/FieldsyncTesting.cmake), the default
+    REQUIRE(log.level() == spdlog::level::warn);
 }

@@ -45,10 +45,16 @@ CommBufferCore::~CommBufferCore()
     freeRequests();
 }
 
+const std::string& CommBufferCore::emptyName() noexcept
+{
+    static const std::string empty;
+    return empty;
+}
+
 void CommBufferCore::fail(const std::string& message, const std::source_location& where) const
 {
     throw Error(
-        "communication buffer '" + (name_.empty() ? std::string("<unclaimed>") : name_) +
+        "communication buffer '" + (name().empty() ? std::string("<unclaimed>") : name()) +
             "': " + message,
         where
     );
@@ -113,6 +119,9 @@ void CommBufferCore::setNeighbours(
     direct_.assign(ranks_.size(), nullptr);
     directCount_ = 0;
     offsetsValid_ = false;
+    const auto self = std::lower_bound(ranks_.begin(), ranks_.end(), myRank_);
+    selfSlot_ =
+        self != ranks_.end() && *self == myRank_ ? static_cast<int>(self - ranks_.begin()) : -1;
 }
 
 int CommBufferCore::slotOf(int rank, const std::source_location& where) const
@@ -133,14 +142,10 @@ int CommBufferCore::slotOf(int rank, const std::source_location& where) const
     return static_cast<int>(pos - ranks_.begin());
 }
 
-void CommBufferCore::requireState(
+void CommBufferCore::failState(
     BufferState expected, std::string_view call, const std::source_location& where
 ) const
 {
-    if (state_ == expected)
-    {
-        return;
-    }
     std::string why;
     if (call.starts_with("initComm"))
     {
@@ -180,7 +185,10 @@ std::size_t CommBufferCore::claim(
     {
         throw Error("communication buffer: initComm needs a non-empty name", where);
     }
-    name_.assign(name);
+    if (name_ != name)
+    {
+        name_.assign(name); // the same key claims its buffer again: usually no copy
+    }
     type_ = &type;
     if (entryBytes != entryBytes_ || !offsetsValid_)
     {
@@ -193,7 +201,13 @@ std::size_t CommBufferCore::claim(
     }
     if (directCount_ > 0)
     {
-        std::fill(direct_.begin(), direct_.end(), nullptr);
+        for (void*& direct : direct_)
+        {
+            if (direct != nullptr) // a store per set slot, not a memset call per claim
+            {
+                direct = nullptr;
+            }
+        }
         directCount_ = 0;
     }
     failed_ = false;
@@ -230,9 +244,10 @@ void CommBufferCore::setDirect(std::size_t k, void* data, std::source_location w
 
 void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_location& where)
 {
-    // Assemble this post's messages; persistent requests are reused when nothing changed.
+    // Assemble this post's messages; when they are the last post's (the usual case), persistent
+    // requests are restarted and MPI_Isend/Irecv reuse the kept peers, pointers and sizes.
     std::size_t n { 0 };
-    bool same = requestsPersistent_ && persistent_ && tag == requestTag_;
+    bool same { true };
     for (std::size_t k = 0; k < ranks_.size(); ++k)
     {
         const std::size_t bytes = bytesOf(k);
@@ -254,12 +269,53 @@ void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_lo
         ++n;
     }
     same = same && n == requestData_.size();
-    if (same)
+    if (same && persistent_ && requestsPersistent_ && tag == requestTag_)
     {
         if (n > 0)
         {
             FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(n), requests_.data()), where);
         }
+        return;
+    }
+    if (same && !persistent_ && !requestsPersistent_ &&
+        std::all_of(
+            requests_.begin(), requests_.end(), [](MPI_Request r) { return r == MPI_REQUEST_NULL; }
+        ))
+    {
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            if (isSend)
+            {
+                FIELDSYNC_MPI_AT(
+                    MPI_Isend(
+                        requestData_[i],
+                        requestBytes_[i],
+                        MPI_BYTE,
+                        requestRank_[i],
+                        tag,
+                        comm_,
+                        &requests_[i]
+                    ),
+                    where
+                );
+            }
+            else
+            {
+                FIELDSYNC_MPI_AT(
+                    MPI_Irecv(
+                        requestData_[i],
+                        requestBytes_[i],
+                        MPI_BYTE,
+                        requestRank_[i],
+                        tag,
+                        comm_,
+                        &requests_[i]
+                    ),
+                    where
+                );
+            }
+        }
+        requestTag_ = tag;
         return;
     }
     // completed non-persistent requests are MPI_REQUEST_NULL: nothing to free (the usual case)
@@ -429,7 +485,7 @@ void CommBufferCore::failStatuses(bool isReceive, int code, const std::source_lo
     state_ = BufferState::Complete;
     failed_ = true;
     throw Error(
-        "communication buffer '" + (name_.empty() ? std::string("<unclaimed>") : name_) +
+        "communication buffer '" + (name().empty() ? std::string("<unclaimed>") : name()) +
             "': " + text,
         where,
         firstCode
@@ -473,7 +529,7 @@ void CommBufferCore::freeRequests() noexcept
         {
             logger().error(
                 "communication buffer '{}': dropping a request still in flight; cancelling it",
-                name_
+                name()
             );
             MPI_Cancel(&request);
         }

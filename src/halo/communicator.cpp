@@ -4,6 +4,9 @@
 #include "fieldsync/core/logger.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
 
 namespace fieldsync
 {
@@ -12,6 +15,71 @@ namespace
 {
 constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
 }
+
+namespace detail
+{
+namespace
+{
+#if defined(__x86_64__)
+// the time-stamp counter (GNU inline assembly: no intrinsics header, which nvcc may reject)
+inline std::uint64_t readTsc() noexcept
+{
+    std::uint32_t low { 0 };
+    std::uint32_t high { 0 };
+    asm volatile("rdtsc" : "=a"(low), "=d"(high));
+    return (static_cast<std::uint64_t>(high) << 32U) | low;
+}
+#endif
+} // namespace
+
+std::int64_t telemetryTicks(bool tsc) noexcept
+{
+#if defined(__x86_64__)
+    if (tsc)
+    {
+        return static_cast<std::int64_t>(readTsc());
+    }
+#else
+    (void)tsc;
+#endif
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch()
+    )
+        .count();
+}
+
+const TelemetryClock& telemetryClock()
+{
+    static const TelemetryClock clock = []
+    {
+        TelemetryClock chosen;
+#if defined(__x86_64__)
+        std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+        std::string name;
+        if (source >> name && name == "tsc")
+        {
+            using Steady = std::chrono::steady_clock;
+            const auto t0 = Steady::now();
+            const auto c0 = readTsc();
+            auto t1 = t0;
+            while (t1 - t0 < std::chrono::milliseconds { 2 })
+            {
+                t1 = Steady::now();
+            }
+            const auto c1 = readTsc();
+            const double seconds = std::chrono::duration<double>(t1 - t0).count();
+            if (c1 > c0 && seconds > 0.0)
+            {
+                chosen.tsc = true;
+                chosen.secondsPerTick = seconds / static_cast<double>(c1 - c0);
+            }
+        }
+#endif
+        return chosen;
+    }();
+    return clock;
+}
+} // namespace detail
 
 Communicator::Communicator() = default;
 
@@ -22,7 +90,8 @@ Communicator::Communicator(
     std::source_location where
 )
     : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      envPolicy_(mpi::WaitPolicy::fromEnvironment())
+      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(detail::telemetryClock().tsc),
+      secondsPerTick_(detail::telemetryClock().secondsPerTick)
 {
     const int size = env_->sizeRank();
     const int me = env_->rank();
@@ -136,12 +205,21 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
 {
     const auto& where = key.where();
     detail::Exchange* found { nullptr };
-    for (auto& exchange : exchanges_)
+    // the key started last first (a solver loop restarts the same key): no scan
+    detail::Exchange* last = lastExchange_.exchange;
+    if (last != nullptr && last->reverse == reverse && last->key == key)
     {
-        if (exchange.reverse == reverse && exchange.key == key)
+        found = last;
+    }
+    else
+    {
+        for (auto& exchange : exchanges_)
         {
-            found = &exchange;
-            break;
+            if (exchange.reverse == reverse && exchange.key == key)
+            {
+                found = &exchange;
+                break;
+            }
         }
     }
     if (found == nullptr)
@@ -155,6 +233,7 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
         exchanges_.push_back(std::move(created));
         found = &exchanges_.back();
     }
+    lastExchange_.exchange = found;
     FIELDSYNC_CHECK_AT(
         !found->inFlight,
         "Communicator: exchange '" + key.name() + "' is already in flight (started at " +
@@ -163,6 +242,10 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
     );
     for (const auto& other : exchanges_)
     {
+        if (inFlight_ == 0)
+        {
+            break; // nothing in flight: no tag to collide with
+        }
         FIELDSYNC_CHECK_AT(
             !(other.inFlight && other.tag == found->tag),
             "Communicator: exchange '" + key.name() + "' has MPI tag " +
@@ -178,6 +261,11 @@ detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
 detail::Exchange& Communicator::byKey(const CommKey& key, bool reverse)
 {
     requireEnvironment(key.where());
+    detail::Exchange* last = lastExchange_.exchange;
+    if (last != nullptr && last->inFlight && last->reverse == reverse && last->key == key)
+    {
+        return *last;
+    }
     for (auto& exchange : exchanges_)
     {
         if (exchange.inFlight && exchange.reverse == reverse && exchange.key == key)
@@ -328,6 +416,10 @@ void Communicator::release(detail::Exchange& exchange)
         pool_[exchange.buffer].claimed = false;
     }
     exchange.buffer = detail::Exchange::npos;
+    if (exchange.inFlight)
+    {
+        --inFlight_;
+    }
     exchange.inFlight = false;
 }
 

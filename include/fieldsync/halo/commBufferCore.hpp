@@ -65,7 +65,10 @@ public:
     [[nodiscard]] BufferState state() const noexcept { return state_; }
 
     /** @brief The name given to initComm (empty when free). */
-    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    [[nodiscard]] const std::string& name() const noexcept
+    {
+        return state_ == BufferState::Free ? emptyName() : name_;
+    }
 
     /** @brief The neighbour ranks (every rank in the dense form). */
     [[nodiscard]] const std::vector<int>& ranks() const noexcept { return ranks_; }
@@ -108,6 +111,9 @@ public:
 
     /** @brief The slot of neighbour @p rank, -1 when @p rank is in range but no neighbour. */
     [[nodiscard]] int slotOf(int rank, const std::source_location& where) const;
+
+    /** @brief The slot of this rank, -1 when it is not its own neighbour (kept, no search). */
+    [[nodiscard]] int selfSlot() const noexcept { return selfSlot_; }
 
     /**
      * @brief MPI_Testall on this direction's requests; true when none is pending.
@@ -157,10 +163,23 @@ protected:
     /** @brief Checks that the claimed type is @p type (by typeid). */
     void checkType(const std::type_info& type, const std::source_location& where) const;
 
-    /** @brief Throws unless in @p expected; @p call names the operation. */
+    /** @brief Throws unless in @p expected; @p call names the operation (inline test). */
     void requireState(
         BufferState expected, std::string_view call, const std::source_location& where
-    ) const;
+    ) const
+    {
+        if (state_ != expected) [[unlikely]]
+        {
+            failState(expected, call, where);
+        }
+    }
+
+    /** @brief Throws the Error of requireState (out of line: the per-step path only tests). */
+    [[noreturn]] void
+    failState(BufferState expected, std::string_view call, const std::source_location& where) const;
+
+    /** @brief An empty name (what name() gives while free). */
+    static const std::string& emptyName() noexcept;
 
     /** @brief Posts the MPI operations of every non-self, non-empty slot from @p base. */
     void post(bool isSend, char* base, int tag, const std::source_location& where);
@@ -174,12 +193,13 @@ protected:
     /** @brief Throws when a completed receive holds another byte count than expected. */
     void checkReceivedCounts(const std::source_location& where);
 
-    MPI_Comm comm_ { MPI_COMM_NULL };            /**< communicator the messages use */
-    std::optional<MPIEnvironment> env_;          /**< keeps the communicator alive */
-    int myRank_ { 0 };                           /**< rank in comm_ */
-    int nRanks_ { 0 };                           /**< size of comm_ */
-    BufferState state_ { BufferState::Free };    /**< step in the seven steps */
-    std::string name_;                           /**< name of the claim */
+    MPI_Comm comm_ { MPI_COMM_NULL };         /**< communicator the messages use */
+    std::optional<MPIEnvironment> env_;       /**< keeps the communicator alive */
+    int myRank_ { 0 };                        /**< rank in comm_ */
+    int nRanks_ { 0 };                        /**< size of comm_ */
+    BufferState state_ { BufferState::Free }; /**< step in the seven steps */
+    std::string name_;    /**< name of the last claim (kept when freed: no copy on re-claim) */
+    int selfSlot_ { -1 }; /**< slot of myRank_, -1 when none */
     const std::type_info* type_ { nullptr };     /**< element type of the claim */
     std::size_t entryBytes_ { 0 };               /**< bytes per counted entry */
     bool offsetsValid_ { false };                /**< byteOffsets_ match entryBytes_ */

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <initializer_list>
@@ -87,6 +88,29 @@ auto fieldView(F& field)
         return HostFieldView<T>(field.data(), field.size());
     }
 }
+
+/**
+ * @brief The field as a Kokkos view without copying a view (a reference to it: a copy of a
+ * managed view costs two atomic reference-count updates), or an unmanaged host view over a
+ * std::vector or std::span.
+ */
+template<typename F>
+decltype(auto) fieldViewRef(F& field)
+{
+    using Plain = std::remove_cvref_t<F>;
+    if constexpr (KokkosField<Plain>)
+    {
+        return static_cast<const Plain&>(field);
+    }
+    else
+    {
+        return fieldView(field);
+    }
+}
+
+/** @brief The view type fieldViewRef gives for @p F. */
+template<typename F>
+using FieldViewType = std::remove_cvref_t<decltype(fieldViewRef(std::declval<F&>()))>;
 
 /**
  * @brief Whether kernels of @p Exec run to completion in the calling thread before
@@ -292,6 +316,23 @@ void unpack(
     );
 }
 
+/** @brief The telemetry clock of this process: whether it is the TSC, and seconds per tick. */
+struct TelemetryClock
+{
+    bool tsc { false };             /**< ticks are time-stamp counter cycles */
+    double secondsPerTick { 1e-9 }; /**< steady_clock nanoseconds otherwise */
+};
+
+/**
+ * @brief The telemetry clock, chosen and calibrated once per process: the x86-64 time-stamp
+ * counter when the kernel's clock source is "tsc" (invariant and synchronised across cores, as
+ * the kernel checked), calibrated against steady_clock over 2 ms; steady_clock elsewhere.
+ */
+const TelemetryClock& telemetryClock();
+
+/** @brief A telemetry time stamp: rdtsc when @p tsc, else steady_clock nanoseconds. */
+std::int64_t telemetryTicks(bool tsc) noexcept;
+
 /** @brief One exchange in the Communicator: a key, its tag and its state. */
 struct Exchange
 {
@@ -306,6 +347,32 @@ struct Exchange
     std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
     ExchangeStats stats;                 /**< telemetry of this key */
     static constexpr std::size_t npos = static_cast<std::size_t>(-1); /**< no entry */
+};
+
+/**
+ * @brief The exchange started last: a pointer into the Communicator's deque (whose elements
+ * never move, not even when the deque is moved), reset in the moved-from Communicator.
+ */
+struct ExchangeCache
+{
+    Exchange* exchange { nullptr }; /**< the exchange, or nullptr */
+
+    ExchangeCache() = default;
+    ExchangeCache(const ExchangeCache&) = delete;
+    ExchangeCache& operator=(const ExchangeCache&) = delete;
+    /** @brief Takes @p other's pointer and resets it. */
+    ExchangeCache(ExchangeCache&& other) noexcept : exchange(other.exchange)
+    {
+        other.exchange = nullptr;
+    }
+    /** @brief Takes @p other's pointer and resets it. */
+    ExchangeCache& operator=(ExchangeCache&& other) noexcept
+    {
+        exchange = other.exchange;
+        other.exchange = nullptr;
+        return *this;
+    }
+    ~ExchangeCache() = default;
 };
 
 /** @brief A buffer of the Communicator's pool, in one memory space and direction. */
@@ -373,8 +440,8 @@ public:
     template<HaloField Field>
     void startComm(Field& field, const CommKey& key = CommKey {})
     {
-        auto view = detail::fieldView(field);
-        start<decltype(view)>(std::span(&view, 1), key, false, ReverseOp::Replace);
+        const auto& view = detail::fieldViewRef(field);
+        start<detail::FieldViewType<Field>>(std::span(&view, 1), key, false, ReverseOp::Replace);
     }
 
     /** @brief Starts several fields of one type in one message per neighbour. */
@@ -410,16 +477,18 @@ public:
     template<HaloField Field>
     void finaliseComm(Field& field, const CommKey& key)
     {
-        auto view = detail::fieldView(field);
-        finish<decltype(view)>(std::span(&view, 1), &byKey(key, false), key.where());
+        const auto& view = detail::fieldViewRef(field);
+        finish<detail::FieldViewType<Field>>(std::span(&view, 1), &byKey(key, false), key.where());
     }
 
     /** @brief As finaliseComm(field, key), finding the exchange by @p field's data pointer. */
     template<HaloField Field>
     void finaliseComm(Field& field, std::source_location where = std::source_location::current())
     {
-        auto view = detail::fieldView(field);
-        finish<decltype(view)>(std::span(&view, 1), &byField(view.data(), where, false), where);
+        const auto& view = detail::fieldViewRef(field);
+        finish<detail::FieldViewType<Field>>(
+            std::span(&view, 1), &byField(view.data(), where, false), where
+        );
     }
 
     /** @brief Finalises a multi-field exchange under @p key. */
@@ -451,8 +520,8 @@ public:
     template<HaloField Field>
     void startReverse(Field& field, ReverseOp op, const CommKey& key = CommKey {})
     {
-        auto view = detail::fieldView(field);
-        start<decltype(view)>(std::span(&view, 1), key, true, op);
+        const auto& view = detail::fieldViewRef(field);
+        start<detail::FieldViewType<Field>>(std::span(&view, 1), key, true, op);
     }
 
     /** @brief startReverse with mpi::ReduceOp Sum, Max or Min. */
@@ -466,16 +535,18 @@ public:
     template<HaloField Field>
     void finaliseReverse(Field& field, const CommKey& key)
     {
-        auto view = detail::fieldView(field);
-        finish<decltype(view)>(std::span(&view, 1), &byKey(key, true), key.where());
+        const auto& view = detail::fieldViewRef(field);
+        finish<detail::FieldViewType<Field>>(std::span(&view, 1), &byKey(key, true), key.where());
     }
 
     /** @brief As finaliseReverse(field, key), finding the exchange by the field. */
     template<HaloField Field>
     void finaliseReverse(Field& field, std::source_location where = std::source_location::current())
     {
-        auto view = detail::fieldView(field);
-        finish<decltype(view)>(std::span(&view, 1), &byField(view.data(), where, true), where);
+        const auto& view = detail::fieldViewRef(field);
+        finish<detail::FieldViewType<Field>>(
+            std::span(&view, 1), &byField(view.data(), where, true), where
+        );
     }
 
     /** @brief Overrides the environment's time-out policy for this communicator. */
@@ -528,7 +599,8 @@ public:
 
     /**
      * @brief Times pack, post, wait and unpack (the default) or not: the times cost four to six
-     * steady_clock reads per exchange (about 0.1 us here); the counters are always kept.
+     * clock reads per exchange (time-stamp counter or steady_clock, see stamp(); about 0.04 us
+     * here); the counters are always kept.
      */
     void setTiming(bool timing) noexcept { timing_ = timing; }
 
@@ -561,17 +633,20 @@ private:
     void requireEnvironment(const std::source_location& where) const;
     const mpi::WaitPolicy& policy() const noexcept;
 
-    using Clock = std::chrono::steady_clock;
-
-    /** @brief The time for the telemetry, or a constant when timing is off. */
-    [[nodiscard]] Clock::time_point stamp() const noexcept
+    /**
+     * @brief The telemetry's time stamp in ticks: the CPU time-stamp counter where
+     * telemetryClock() found one the kernel trusts (about 10 ns a read here, against 24 ns for
+     * steady_clock::now()), else steady_clock nanoseconds; 0 when timing is off.
+     */
+    [[nodiscard]] std::int64_t stamp() const noexcept
     {
-        return timing_ ? Clock::now() : Clock::time_point {};
+        return timing_ ? detail::telemetryTicks(tsc_) : 0;
     }
 
-    static double secondsBetween(Clock::time_point from, Clock::time_point to) noexcept
+    /** @brief Seconds between two stamps. */
+    [[nodiscard]] double secondsBetween(std::int64_t from, std::int64_t to) const noexcept
     {
-        return std::chrono::duration<double>(to - from).count();
+        return static_cast<double>(to - from) * secondsPerTick_;
     }
 
     /** @brief A free buffer of the pool in @p MemSpace (the exchange's own one first). */
@@ -827,6 +902,7 @@ private:
         }
         exchange.where = where;
         exchange.inFlight = true;
+        ++inFlight_;
         exchange.fields.clear();
         for (const V& field : fields)
         {
@@ -975,6 +1051,8 @@ private:
     RankSimplexCommMap receiveMap_;          /**< ghost cells received from each */
     bool sendRepeats_ { false };             /**< send map repeats a cell per neighbour */
     std::deque<detail::Exchange> exchanges_; /**< every key seen (stable addresses) */
+    detail::ExchangeCache lastExchange_;     /**< the key started last (no scan when restarted) */
+    std::size_t inFlight_ { 0 };             /**< exchanges in flight (no tag scan when none) */
     std::deque<detail::PoolEntry> pool_;     /**< the buffer pool */
     std::vector<std::pair<std::type_index, std::shared_ptr<void>>>
         indexCache_;                        /**< index arrays per space */
@@ -986,6 +1064,8 @@ private:
     mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
     bool inPlace_ { true };                       /**< in-place contiguous neighbours */
     bool timing_ { true };                        /**< telemetry reads the clock */
+    bool tsc_ { false };                          /**< stamps read the time-stamp counter */
+    double secondsPerTick_ { 1e-9 };              /**< seconds per stamp tick */
 };
 
 } // namespace fieldsync

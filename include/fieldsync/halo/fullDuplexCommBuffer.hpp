@@ -331,8 +331,8 @@ private:
     void copySelf(const std::source_location& where)
     {
         const int self = send_.myRank();
-        const int ks = send_.slotOf(self, where);
-        const int kr = receive_.slotOf(self, where);
+        const int ks = send_.selfSlot();
+        const int kr = receive_.selfSlot();
         const std::size_t sendBytes = ks < 0 ? 0 : send_.bytesOf(static_cast<std::size_t>(ks));
         const std::size_t receiveBytes =
             kr < 0 ? 0 : receive_.bytesOf(static_cast<std::size_t>(kr));

@@ -176,8 +176,7 @@ public:
         {
             requireState(BufferState::Complete, "finaliseComm", where);
         }
-        state_ = BufferState::Free;
-        name_.clear();
+        state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
         type_ = nullptr;
     }
 
@@ -214,7 +213,7 @@ private:
     void stageFromHost()
     {
         // everything but the self slice, which the local copy wrote on the device side
-        const int self = slotOf(myRank(), std::source_location::current());
+        const int self = selfSlot();
         std::size_t gapBegin { totalBytes() };
         std::size_t gapEnd { totalBytes() };
         if (self >= 0)

@@ -17,7 +17,7 @@ namespace
 {
 std::string list(const std::vector<double>& values)
 {
-    std::string text {"["};
+    std::string text { "[" };
     for (std::size_t i = 0; i < values.size(); ++i)
     {
         if (i > 0)

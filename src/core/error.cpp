@@ -8,15 +8,15 @@ namespace fieldsync
 
 int worldRankOrMinusOne() noexcept
 {
-    int initialised {0};
-    int finalised {0};
+    int initialised { 0 };
+    int finalised { 0 };
     MPI_Initialized(&initialised);
     MPI_Finalized(&finalised);
     if (!initialised || finalised)
     {
         return -1;
     }
-    int rank {-1};
+    int rank { -1 };
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     return rank;
 }
@@ -35,7 +35,7 @@ std::string mpiText(int code)
         return {};
     }
     char text[MPI_MAX_ERROR_STRING] {};
-    int length {0};
+    int length { 0 };
     if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
     {
         return "MPI error code " + std::to_string(code);
@@ -66,7 +66,8 @@ std::string compose(
 
 Error::Error(std::string message, std::source_location where, int mpiErrorCode)
     : Error(std::move(message), where, mpiErrorCode, worldRankOrMinusOne(), mpiText(mpiErrorCode))
-{}
+{
+}
 
 Error::Error(
     std::string message,
@@ -75,10 +76,11 @@ Error::Error(
     int rank,
     std::string mpiErrorString
 )
-    : std::runtime_error(compose(message, where, rank, mpiErrorString)), message_(std::move(message)),
-      where_(where), rank_(rank), mpiErrorCode_(mpiErrorCode),
+    : std::runtime_error(compose(message, where, rank, mpiErrorString)),
+      message_(std::move(message)), where_(where), rank_(rank), mpiErrorCode_(mpiErrorCode),
       mpiErrorString_(std::move(mpiErrorString))
-{}
+{
+}
 
 namespace detail
 {

@@ -43,8 +43,8 @@ bool envBool(const char* name, bool fallback)
         return false;
     }
     throw Error(
-        std::string("environment variable ") + name + "='" + value
-        + "' is not a boolean (use 1/0, true/false, yes/no, on/off)"
+        std::string("environment variable ") + name + "='" + value +
+        "' is not a boolean (use 1/0, true/false, yes/no, on/off)"
     );
 }
 
@@ -55,7 +55,7 @@ double envDouble(const char* name, double fallback)
     {
         return fallback;
     }
-    char* end {nullptr};
+    char* end { nullptr };
     const double parsed = std::strtod(value.c_str(), &end);
     FIELDSYNC_CHECK(
         end != nullptr && *end == '\0',

@@ -45,8 +45,10 @@ MPI_Datatype contiguousType(MPI_Datatype element, int count)
     auto& types = cache();
     if (types.empty())
     {
-        int keyval {MPI_KEYVAL_INVALID};
-        FIELDSYNC_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, freeCachedTypes, &keyval, nullptr));
+        int keyval { MPI_KEYVAL_INVALID };
+        FIELDSYNC_MPI(
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, freeCachedTypes, &keyval, nullptr)
+        );
         FIELDSYNC_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr));
         FIELDSYNC_MPI(MPI_Comm_free_keyval(&keyval));
     }
@@ -56,7 +58,7 @@ MPI_Datatype contiguousType(MPI_Datatype element, int count)
     {
         return found->second;
     }
-    MPI_Datatype created {MPI_DATATYPE_NULL};
+    MPI_Datatype created { MPI_DATATYPE_NULL };
     FIELDSYNC_MPI(MPI_Type_contiguous(count, element, &created));
     FIELDSYNC_MPI(MPI_Type_commit(&created));
     types.emplace(key, created);

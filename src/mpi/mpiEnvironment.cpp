@@ -12,7 +12,7 @@ namespace fieldsync::mpi
 
 struct MPIEnvironment::Owned
 {
-    MPI_Comm comm {MPI_COMM_NULL};
+    MPI_Comm comm { MPI_COMM_NULL };
 
     explicit Owned(MPI_Comm c) : comm(c) {}
 
@@ -21,7 +21,7 @@ struct MPIEnvironment::Owned
 
     ~Owned()
     {
-        int finalised {0};
+        int finalised { 0 };
         MPI_Finalized(&finalised);
         if (!finalised && comm != MPI_COMM_NULL)
         {
@@ -37,8 +37,8 @@ namespace
 {
 void requireInitialised(const std::source_location& where)
 {
-    int initialised {0};
-    int finalised {0};
+    int initialised { 0 };
+    int finalised { 0 };
     MPI_Initialized(&initialised);
     MPI_Finalized(&finalised);
     FIELDSYNC_CHECK_AT(
@@ -52,7 +52,9 @@ void requireInitialised(const std::source_location& where)
 MPIEnvironment::MPIEnvironment(MPI_Comm comm, std::source_location where) : comm_(comm)
 {
     requireInitialised(where);
-    FIELDSYNC_CHECK_AT(comm != MPI_COMM_NULL, "MPIEnvironment: communicator is MPI_COMM_NULL", where);
+    FIELDSYNC_CHECK_AT(
+        comm != MPI_COMM_NULL, "MPIEnvironment: communicator is MPI_COMM_NULL", where
+    );
     FIELDSYNC_MPI_AT(MPI_Comm_rank(comm_, &rank_), where);
     FIELDSYNC_MPI_AT(MPI_Comm_size(comm_, &size_), where);
 }
@@ -69,10 +71,10 @@ MPIEnvironment MPIEnvironment::split(int color, int key) const
     const auto where = std::source_location::current();
     FIELDSYNC_CHECK(
         color >= 0,
-        "MPIEnvironment::split: color " + std::to_string(color) + " on rank "
-            + std::to_string(rank_) + " is negative; every rank must pass a color >= 0"
+        "MPIEnvironment::split: color " + std::to_string(color) + " on rank " +
+            std::to_string(rank_) + " is negative; every rank must pass a color >= 0"
     );
-    MPI_Comm newComm {MPI_COMM_NULL};
+    MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_split(comm_, color, key, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
@@ -100,7 +102,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name) const
         MPI_CHAR,
         comm_
     ));
-    int color {rank_};
+    int color { rank_ };
     for (int r = 0; r < size_; ++r)
     {
         const auto ur = static_cast<std::size_t>(r);
@@ -119,7 +121,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name) const
 MPIEnvironment MPIEnvironment::splitShared() const
 {
     const auto where = std::source_location::current();
-    MPI_Comm newComm {MPI_COMM_NULL};
+    MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
@@ -127,7 +129,7 @@ MPIEnvironment MPIEnvironment::splitShared() const
 MPIEnvironment MPIEnvironment::duplicate() const
 {
     const auto where = std::source_location::current();
-    MPI_Comm newComm {MPI_COMM_NULL};
+    MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_dup(comm_, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }

@@ -64,9 +64,9 @@ const char* toString(ThreadLevel level) noexcept
 
 MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required)
 {
-    int initialised {0};
+    int initialised { 0 };
     FIELDSYNC_MPI(MPI_Initialized(&initialised));
-    int providedMpi {MPI_THREAD_SINGLE};
+    int providedMpi { MPI_THREAD_SINGLE };
     if (initialised)
     {
         FIELDSYNC_MPI(MPI_Query_thread(&providedMpi));
@@ -79,9 +79,9 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required)
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))
     {
-        const std::string message = std::string("MPIInit: MPI thread level ") + toString(required)
-                                  + " required, but the MPI library provides only "
-                                  + toString(provided_);
+        const std::string message = std::string("MPIInit: MPI thread level ") + toString(required) +
+                                    " required, but the MPI library provides only " +
+                                    toString(provided_);
         Error error(message);
         if (ownsMpi_)
         {
@@ -110,7 +110,7 @@ MPIInit::~MPIInit()
     }
     if (ownsMpi_)
     {
-        int finalised {0};
+        int finalised { 0 };
         MPI_Finalized(&finalised);
         if (!finalised)
         {

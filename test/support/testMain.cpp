@@ -13,15 +13,15 @@
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
-    int failed {0};
+    int failed { 0 };
     {
         Catch::Session session;
         const int rc = session.applyCommandLine(argc, argv);
         failed = rc != 0 ? 1 : session.run();
     }
-    int anyFailed {0};
+    int anyFailed { 0 };
     MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    int rank {0};
+    int rank { 0 };
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (anyFailed != 0 && failed == 0 && rank == 0)
     {

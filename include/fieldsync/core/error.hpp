@@ -20,7 +20,6 @@ namespace fieldsync
 class Error : public std::runtime_error
 {
 public:
-
     /**
      * @brief An error raised at @p where.
      * @param message what went wrong, with the bad value.
@@ -49,7 +48,6 @@ public:
     [[nodiscard]] const std::string& mpiErrorString() const noexcept { return mpiErrorString_; }
 
 private:
-
     Error(
         std::string message,
         std::source_location where,
@@ -92,7 +90,7 @@ inline void checkMpi(int code, std::string_view call, const std::source_location
  * @brief Throws fieldsync::Error(message) at the current call site unless @p cond holds.
  * The message expression is only evaluated when the check fails.
  */
-#define FIELDSYNC_CHECK(cond, message)                                                            \
+#define FIELDSYNC_CHECK(cond, message)                                                             \
     do                                                                                             \
     {                                                                                              \
         if (!(cond)) [[unlikely]]                                                                  \
@@ -115,7 +113,8 @@ inline void checkMpi(int code, std::string_view call, const std::source_location
     } while (false)
 
 /** @brief Calls an MPI function and turns a failing return code into a fieldsync::Error. */
-#define FIELDSYNC_MPI(call) ::fieldsync::detail::checkMpi((call), #call, std::source_location::current())
+#define FIELDSYNC_MPI(call)                                                                        \
+    ::fieldsync::detail::checkMpi((call), #call, std::source_location::current())
 
 /** @brief Like FIELDSYNC_MPI, but the error names @p where. */
 #define FIELDSYNC_MPI_AT(call, where) ::fieldsync::detail::checkMpi((call), #call, (where))

@@ -41,7 +41,8 @@ struct ValueIndex
  */
 template<typename T>
 struct ScalarTraits
-{};
+{
+};
 
 #define FIELDSYNC_DETAIL_SCALAR(Type, MpiType, Class)                                              \
     template<>                                                                                     \
@@ -51,7 +52,9 @@ struct ScalarTraits
         static constexpr TypeClass typeClass = TypeClass::Class;                                   \
     };
 
-FIELDSYNC_DETAIL_SCALAR(char, (std::is_signed_v<char> ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR), Integer)
+FIELDSYNC_DETAIL_SCALAR(
+    char, (std::is_signed_v<char> ? MPI_SIGNED_CHAR : MPI_UNSIGNED_CHAR), Integer
+)
 FIELDSYNC_DETAIL_SCALAR(signed char, MPI_SIGNED_CHAR, Integer)
 FIELDSYNC_DETAIL_SCALAR(unsigned char, MPI_UNSIGNED_CHAR, Integer)
 FIELDSYNC_DETAIL_SCALAR(short, MPI_SHORT, Integer)
@@ -81,7 +84,10 @@ FIELDSYNC_DETAIL_SCALAR(ValueIndex<short>, MPI_SHORT_INT, Pair)
 
 /** @brief True for types with a predefined MPI datatype (see ScalarTraits). */
 template<typename T>
-concept MpiScalar = requires { ScalarTraits<std::remove_cv_t<T>>::datatype(); };
+concept MpiScalar = requires
+{
+    ScalarTraits<std::remove_cv_t<T>>::datatype();
+};
 
 /**
  * @brief Fixed-size aggregates of one scalar type (std::array<T, N>, or a struct registered
@@ -98,8 +104,8 @@ struct AggregateTraits
 template<typename T, std::size_t N>
 struct AggregateTraits<std::array<T, N>>
 {
-    static constexpr bool registered = true; /**< is an aggregate */
-    using element_type = T;                  /**< element scalar type */
+    static constexpr bool registered = true;          /**< is an aggregate */
+    using element_type = T;                           /**< element scalar type */
     static constexpr int count = static_cast<int>(N); /**< elements per value */
 };
 
@@ -114,7 +120,7 @@ struct AggregateTraits<std::array<T, N>>
     {                                                                                              \
         static_assert(                                                                             \
             sizeof(Type) == sizeof(Element) * (N) && std::is_trivially_copyable_v<Type>,           \
-            "FIELDSYNC_REGISTER_AGGREGATE: " #Type " must be " #N " consecutive " #Element          \
+            "FIELDSYNC_REGISTER_AGGREGATE: " #Type " must be " #N " consecutive " #Element         \
             " values, trivially copyable, without padding"                                         \
         );                                                                                         \
         static constexpr bool registered = true;                                                   \
@@ -124,8 +130,8 @@ struct AggregateTraits<std::array<T, N>>
 
 /** @brief A registered aggregate whose element is an MPI scalar. */
 template<typename T>
-concept MpiAggregate = AggregateTraits<std::remove_cv_t<T>>::registered
-                    && MpiScalar<typename AggregateTraits<std::remove_cv_t<T>>::element_type>;
+concept MpiAggregate = AggregateTraits<std::remove_cv_t<T>>::registered &&
+    MpiScalar<typename AggregateTraits<std::remove_cv_t<T>>::element_type>;
 
 /** @brief Every type fieldsync can hand to MPI. */
 template<typename T>

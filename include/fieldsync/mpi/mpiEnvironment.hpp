@@ -24,14 +24,12 @@ namespace fieldsync::mpi
 class MPIEnvironment
 {
 public:
-
     /**
      * @brief Wraps @p comm without taking ownership.
      * @throws Error if MPI is not initialised or @p comm is MPI_COMM_NULL.
      */
     explicit MPIEnvironment(
-        MPI_Comm comm = MPI_COMM_WORLD,
-        std::source_location where = std::source_location::current()
+        MPI_Comm comm = MPI_COMM_WORLD, std::source_location where = std::source_location::current()
     );
 
     /** @brief The communicator. */
@@ -41,7 +39,10 @@ public:
     [[nodiscard]] int rank() const noexcept { return rank_; }
 
     /** @brief The seed's spelling of rank(). */
-    [[nodiscard]] int Rank() const noexcept { return rank_; } // NOLINT(readability-identifier-naming)
+    [[nodiscard]] int Rank() const noexcept
+    {
+        return rank_;
+    } // NOLINT(readability-identifier-naming)
 
     /** @brief The number of ranks in comm(). */
     [[nodiscard]] int sizeRank() const noexcept { return size_; }
@@ -60,7 +61,8 @@ public:
      */
     [[nodiscard]] MPIEnvironment split(std::string_view name) const;
 
-    /** @brief Collective: the ranks of comm() that share memory (one node), MPI_COMM_TYPE_SHARED. */
+    /** @brief Collective: the ranks of comm() that share memory (one node), MPI_COMM_TYPE_SHARED.
+     */
     [[nodiscard]] MPIEnvironment splitShared() const;
 
     /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s). */
@@ -70,15 +72,14 @@ public:
     [[nodiscard]] bool ownsComm() const noexcept { return owner_ != nullptr; }
 
 private:
-
     struct Owned; /**< frees an owned communicator */
 
     MPIEnvironment(std::shared_ptr<Owned> owner, std::source_location where);
 
-    std::shared_ptr<Owned> owner_; /**< set when the communicator is ours */
-    MPI_Comm comm_ {MPI_COMM_NULL}; /**< the communicator */
-    int rank_ {0};                  /**< rank in comm_ */
-    int size_ {0};                  /**< size of comm_ */
+    std::shared_ptr<Owned> owner_;    /**< set when the communicator is ours */
+    MPI_Comm comm_ { MPI_COMM_NULL }; /**< the communicator */
+    int rank_ { 0 };                  /**< rank in comm_ */
+    int size_ { 0 };                  /**< size of comm_ */
 };
 
 } // namespace fieldsync::mpi

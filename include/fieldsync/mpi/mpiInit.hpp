@@ -29,7 +29,6 @@ enum class ThreadLevel
 class MPIInit
 {
 public:
-
     /**
      * @brief Starts MPI with at least @p required thread support, then Kokkos.
      * @param argc, argv the program's arguments; both libraries may consume their own options.
@@ -54,10 +53,9 @@ public:
     [[nodiscard]] bool ownsKokkos() const noexcept { return ownsKokkos_; }
 
 private:
-
-    ThreadLevel provided_ {ThreadLevel::Single}; /**< level MPI provides */
-    bool ownsMpi_ {false};                        /**< finalise MPI in the destructor */
-    bool ownsKokkos_ {false};                     /**< finalise Kokkos in the destructor */
+    ThreadLevel provided_ { ThreadLevel::Single }; /**< level MPI provides */
+    bool ownsMpi_ { false };                       /**< finalise MPI in the destructor */
+    bool ownsKokkos_ { false };                    /**< finalise Kokkos in the destructor */
 };
 
 } // namespace fieldsync::mpi

@@ -8,7 +8,7 @@ int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
     fieldsync::mpi::MPIEnvironment env;
-    double value {1.0};
+    double value { 1.0 };
     fieldsync::mpi::reduceAllScalar(&value, fieldsync::mpi::ReduceOp::SUM, env.comm());
     if (env.rank() == 0)
     {

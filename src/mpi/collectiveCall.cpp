@@ -111,11 +111,14 @@ public:
         throw Error(std::string(call_.name) + ": " + message, call_.where);
     }
 
-    void check(bool condition, const std::string& message) const
+    /** Fails unless @p condition holds; @p message() builds the text only on failure, so a
+     * passing check costs no allocation. */
+    template<typename Message>
+    void check(bool condition, const Message& message) const
     {
         if (!condition) [[unlikely]]
         {
-            fail(message);
+            fail(message());
         }
     }
 
@@ -126,9 +129,12 @@ public:
                               static_cast<std::uint64_t>(call_.type.multiplicity);
         check(
             elements <= static_cast<std::uint64_t>(INT_MAX),
-            "count of " + str(values) +
-                " values exceeds what MPI takes in one call (INT_MAX "
-                "elements)"
+            [&]
+            {
+                return "count of " + str(values) +
+                       " values exceeds what MPI takes in one call (INT_MAX "
+                       "elements)";
+            }
         );
         return static_cast<int>(elements);
     }
@@ -138,8 +144,11 @@ public:
     {
         check(
             buffer.count >= values,
-            std::string(what) + " too small: holds " + str(buffer.count) + " values, needs " +
-                str(values)
+            [&]
+            {
+                return std::string(what) + " too small: holds " + str(buffer.count) +
+                       " values, needs " + str(values);
+            }
         );
     }
 
@@ -148,8 +157,11 @@ public:
     {
         check(
             values % usize() == 0,
-            std::string(what) + " holds " + str(values) + " values, not a multiple of the " +
-                std::to_string(size_) + " ranks"
+            [&]
+            {
+                return std::string(what) + " holds " + str(values) +
+                       " values, not a multiple of the " + std::to_string(size_) + " ranks";
+            }
         );
         return values / usize();
     }
@@ -159,8 +171,11 @@ public:
     {
         check(
             counts.size() == usize(),
-            std::string(what) + " has " + str(counts.size()) + " entries, expected one per rank (" +
-                std::to_string(size_) + ")"
+            [&]
+            {
+                return std::string(what) + " has " + str(counts.size()) +
+                       " entries, expected one per rank (" + std::to_string(size_) + ")";
+            }
         );
         Layout result;
         result.counts.resize(usize());
@@ -170,8 +185,10 @@ public:
         {
             check(
                 counts[r] >= 0,
-                std::string(what) + "[" + str(r) + "] is negative (" + std::to_string(counts[r]) +
-                    ")"
+                [&] {
+                    return std::string(what) + "[" + str(r) + "] is negative (" +
+                           std::to_string(counts[r]) + ")";
+                }
             );
             result.valueDispls[r] = result.total;
             result.displs[r] = count(result.total);
@@ -360,7 +377,15 @@ Request run(Call call)
         std::string(call.name) + ": the communicator is MPI_COMM_NULL",
         call.where
     );
-    auto state = std::make_unique<RequestState>();
+    // A blocking call completes before it returns: its state lives on the stack, so a blocking
+    // collective allocates nothing beyond what its counts or staging need.
+    RequestState local;
+    std::unique_ptr<RequestState> owned;
+    if (!call.blocking)
+    {
+        owned = std::make_unique<RequestState>();
+    }
+    RequestState* const state = owned ? owned.get() : &local;
     state->name = call.name;
     state->where = call.where;
     Engine e(call, *state);
@@ -375,8 +400,12 @@ Request run(Call call)
     {
         e.check(
             call.root >= 0 && call.root < e.size(),
-            "root " + std::to_string(call.root) + " is out of range for a communicator of " +
-                std::to_string(e.size()) + " ranks"
+            [&]
+            {
+                return "root " + std::to_string(call.root) +
+                       " is out of range for a communicator of " + std::to_string(e.size()) +
+                       " ranks";
+            }
         );
     }
 
@@ -485,8 +514,12 @@ Request run(Call call)
         {
             e.check(
                 sendBuffer.count == mine,
-                "send buffer holds " + str(sendBuffer.count) + " values but recvCounts[rank " +
-                    std::to_string(e.rank()) + "] is " + str(mine)
+                [&]
+                {
+                    return "send buffer holds " + str(sendBuffer.count) +
+                           " values but recvCounts[rank " + std::to_string(e.rank()) + "] is " +
+                           str(mine);
+                }
             );
         }
         e.need(recvBuffer, l.total, "receive buffer");
@@ -565,8 +598,12 @@ Request run(Call call)
             {
                 e.check(
                     sendBuffer.count == mine,
-                    "send buffer holds " + str(sendBuffer.count) + " values but recvCounts[root " +
-                        std::to_string(e.rank()) + "] is " + str(mine)
+                    [&]
+                    {
+                        return "send buffer holds " + str(sendBuffer.count) +
+                               " values but recvCounts[root " + std::to_string(e.rank()) + "] is " +
+                               str(mine);
+                    }
                 );
                 sp = e.send(mine);
                 rp = e.recv(0, l.total);
@@ -584,8 +621,12 @@ Request run(Call call)
                     static_cast<std::size_t>(call.recvCounts[static_cast<std::size_t>(e.rank())]);
                 e.check(
                     sendBuffer.count == mine,
-                    "send buffer holds " + str(sendBuffer.count) + " values but recvCounts[rank " +
-                        std::to_string(e.rank()) + "] is " + str(mine)
+                    [&]
+                    {
+                        return "send buffer holds " + str(sendBuffer.count) +
+                               " values but recvCounts[rank " + std::to_string(e.rank()) + "] is " +
+                               str(mine);
+                    }
                 );
             }
             sp = e.send(sendBuffer.count);
@@ -755,7 +796,7 @@ Request run(Call call)
         state->finish();
         return Request {};
     }
-    return Request(std::move(state));
+    return Request(std::move(owned));
 }
 
 } // namespace fieldsync::mpi::detail

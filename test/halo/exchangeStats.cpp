@@ -7,93 +7,11 @@
 #include "haloPatterns.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
-
-#include <atomic>
-#include <cstdlib>
-#include <new>
+#include "fieldsync_test/countingAllocator.hpp"
 
 using fieldsync::Communicator;
 using fieldsync::test::Shape;
 namespace mpi = fieldsync::mpi;
-
-// Counts C++ heap allocations while `counting` is set (MPI's own malloc is not seen; the claim is
-// that fieldsync's per-step path allocates nothing).
-namespace
-{
-std::atomic<bool> counting { false };
-std::atomic<long> allocations { 0 };
-
-void* countedMalloc(std::size_t size) noexcept
-{
-    if (counting.load(std::memory_order_relaxed))
-    {
-        allocations.fetch_add(1, std::memory_order_relaxed);
-    }
-    return std::malloc(size == 0 ? 1 : size);
-}
-} // namespace
-
-void* operator new(std::size_t size)
-{
-    void* p = countedMalloc(size);
-#ifndef __CUDA_ARCH__ // nvcc also compiles this for the device, which has no exceptions
-    if (p == nullptr)
-    {
-        throw std::bad_alloc();
-    }
-#endif
-    return p;
-}
-
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept
-{
-    std::free(p);
-}
-
-void operator delete(void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
-
-// Every form that may pair with the ones above is replaced too, so all memory comes from
-// malloc and goes back to free (sanitizers check that pairs match).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept
-{
-    return countedMalloc(size);
-}
-
-void* operator new[](std::size_t size)
-{
-    return operator new(size);
-}
-
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept
-{
-    return operator new(size, tag);
-}
-
-void operator delete(void* p, const std::nothrow_t&) noexcept
-{
-    std::free(p);
-}
-
-void operator delete[](void* p) noexcept
-{
-    std::free(p);
-}
-
-void operator delete[](void* p, std::size_t) noexcept
-{
-    std::free(p);
-}
-
-void operator delete[](void* p, const std::nothrow_t&) noexcept
-{
-    std::free(p);
-}
-#pragma GCC diagnostic pop
 
 namespace
 {
@@ -283,14 +201,17 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
                 {
                     step(); // first exchanges set up buffers, requests and index arrays
                 }
-                allocations = 0;
-                counting = true;
-                for (int i = 0; i < 50; ++i)
-                {
-                    step();
-                }
-                counting = false;
-                REQUIRE(allocations.load() == 0);
+                REQUIRE(
+                    fieldsync_test::allocationsDuring(
+                        [&]
+                        {
+                            for (int i = 0; i < 50; ++i)
+                            {
+                                step();
+                            }
+                        }
+                    ) == 0
+                );
                 REQUIRE(comm.stats(key).exchanges == 53);
             }
         }

@@ -140,13 +140,19 @@ Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, St
     return buffer;
 }
 
-/** @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view. */
+/**
+ * @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view.
+ * A view is kept alive (a copy in Buffer::keepAlive) only when @p keepAlive is set: a
+ * non-blocking call needs it until completion, a blocking call returns before the caller's view
+ * can go, so it skips the copy (and its heap allocation).
+ */
 template<typename B, typename ExecutionSpace>
 Buffer describe(
     B&& buffer,
     const CallOptions<ExecutionSpace>& options,
     const char* name,
-    const std::source_location& where
+    const std::source_location& where,
+    bool keepAlive
 )
 {
     using Traits = BufferTraits<std::remove_cvref_t<B>>;
@@ -174,7 +180,10 @@ Buffer describe(
                 buffer.data(), buffer.size(), options.exec, options.staging
             );
         }
-        described.keepAlive = std::remove_cvref_t<B>(buffer);
+        if (keepAlive)
+        {
+            described.keepAlive = std::remove_cvref_t<B>(buffer);
+        }
         return described;
     }
     else
@@ -248,20 +257,20 @@ Request submit(
         static_assert(
             !std::is_const_v<ElementOf<S>>, "fieldsync: the in-place buffer is read only"
         );
-        call.recv = describe(std::forward<S>(send), options, name, where);
+        call.recv = describe(std::forward<S>(send), options, name, where, !blocking);
     }
     else
     {
         if constexpr (BufferLike<S>)
         {
-            call.send = describe(std::forward<S>(send), options, name, where);
+            call.send = describe(std::forward<S>(send), options, name, where, !blocking);
         }
         if constexpr (BufferLike<R>)
         {
             static_assert(
                 !std::is_const_v<ElementOf<R>>, "fieldsync: the receive buffer is read only"
             );
-            call.recv = describe(std::forward<R>(recv), options, name, where);
+            call.recv = describe(std::forward<R>(recv), options, name, where, !blocking);
         }
     }
     call.op = params.op;

@@ -10,6 +10,7 @@
 #include "fieldsync/config.hpp"
 
 // core
+#include "fieldsync/core/clock.hpp"
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
@@ -26,6 +27,8 @@
 #include "fieldsync/mpi/operators.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
+#include "fieldsync/mpi/tag.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 // halo: maps, buffers, the Communicator
 #include "fieldsync/halo/communicator.hpp"
@@ -34,7 +37,6 @@
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
-#include "fieldsync/halo/waitPolicy.hpp"
 
 // partition: graphs, partitions, halo maps from a mesh
 #include "fieldsync/partition/cellGraph.hpp"

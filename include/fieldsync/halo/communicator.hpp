@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/clock.hpp"
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
-#include "fieldsync/halo/waitPolicy.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/tag.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -316,23 +318,6 @@ void unpack(
     );
 }
 
-/** @brief The telemetry clock of this process: whether it is the TSC, and seconds per tick. */
-struct TelemetryClock
-{
-    bool tsc { false };             /**< ticks are time-stamp counter cycles */
-    double secondsPerTick { 1e-9 }; /**< steady_clock nanoseconds otherwise */
-};
-
-/**
- * @brief The telemetry clock, chosen and calibrated once per process: the x86-64 time-stamp
- * counter when the kernel's clock source is "tsc" (invariant and synchronised across cores, as
- * the kernel checked), calibrated against steady_clock over 2 ms; steady_clock elsewhere.
- */
-const TelemetryClock& telemetryClock();
-
-/** @brief A telemetry time stamp: rdtsc when @p tsc, else steady_clock nanoseconds. */
-std::int64_t telemetryTicks(bool tsc) noexcept;
-
 /** @brief One exchange in the Communicator: a key, its tag and its state. */
 struct Exchange
 {
@@ -638,10 +623,7 @@ private:
      * telemetryClock() found one the kernel trusts (about 10 ns a read here, against 24 ns for
      * steady_clock::now()), else steady_clock nanoseconds; 0 when timing is off.
      */
-    [[nodiscard]] std::int64_t stamp() const noexcept
-    {
-        return timing_ ? detail::telemetryTicks(tsc_) : 0;
-    }
+    [[nodiscard]] std::int64_t stamp() const noexcept { return timing_ ? telemetryTicks(tsc_) : 0; }
 
     /** @brief Seconds between two stamps. */
     [[nodiscard]] double secondsBetween(std::int64_t from, std::int64_t to) const noexcept

@@ -4,7 +4,8 @@
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
-#include "fieldsync/halo/waitPolicy.hpp"
+#include "fieldsync/mpi/tag.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <cstring>
 #include <optional>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "fieldsync/halo/waitPolicy.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
@@ -107,15 +107,6 @@ void waitWithTimeout(
             sleep = std::min(sleep * 2, std::chrono::microseconds { 1000 });
         }
     }
-}
-
-int tagFromHash(std::uint32_t hash, MPI_Comm comm)
-{
-    int* upper { nullptr };
-    int flag { 0 };
-    FIELDSYNC_MPI(MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &flag));
-    const int tagUpperBound = (flag != 0 && upper != nullptr) ? *upper : 32767;
-    return static_cast<int>(hash % static_cast<std::uint32_t>(tagUpperBound));
 }
 
 } // namespace fieldsync::mpi

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
+// The one wait of the library: every blocking wait goes through waitWithTimeout.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <source_location>
 #include <string>
 #include <string_view>
-
-#include <mpi.h>
 
 namespace fieldsync::mpi
 {
@@ -20,7 +18,8 @@ enum class TimeoutAction
 };
 
 /**
- * @brief How long a halo wait may take before it reports, and what it does then.
+ * @brief How long any blocking wait of the library may take before it reports, and what it
+ * does then (halo exchanges, buffers, Request::wait, the sparse exchange).
  *
  * The default comes from the environment: FIELDSYNC_WAIT_TIMEOUT (seconds, default 60) and
  * FIELDSYNC_WAIT_TIMEOUT_ACTION (`warn`, the default, or `error`). A Communicator or buffer may
@@ -54,8 +53,5 @@ void waitWithTimeout(
     std::string_view name,
     const std::source_location& where
 );
-
-/** @brief The MPI tag for a 32-bit key hash on @p comm: hash modulo the real MPI_TAG_UB. */
-[[nodiscard]] int tagFromHash(std::uint32_t hash, MPI_Comm comm);
 
 } // namespace fieldsync::mpi

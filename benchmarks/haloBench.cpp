@@ -30,8 +30,8 @@ using Field = Kokkos::View<double*, Kokkos::HostSpace>;
 struct Pattern
 {
     std::vector<int> neighbours; // ascending, without this rank
-    fieldsync::RankSimplexCommMap send;
-    fieldsync::RankSimplexCommMap receive;
+    fieldsync::halo::RankSimplexCommMap send;
+    fieldsync::halo::RankSimplexCommMap receive;
     int nLocal { 0 };
 };
 
@@ -48,8 +48,8 @@ Pattern makePattern(int me, int n, int cells, bool scattered)
         }
     }
     std::sort(p.neighbours.begin(), p.neighbours.end());
-    p.send = fieldsync::RankSimplexCommMap(n);
-    p.receive = fieldsync::RankSimplexCommMap(n);
+    p.send = fieldsync::halo::RankSimplexCommMap(n);
+    p.receive = fieldsync::halo::RankSimplexCommMap(n);
     std::vector<fieldsync::LocalIndex> owned(static_cast<std::size_t>(cells));
     std::iota(owned.begin(), owned.end(), 0);
     unsigned state { 12345U + static_cast<unsigned>(me) };
@@ -113,7 +113,7 @@ struct Row
 {
     std::size_t bytes;
     double raw, contiguous, isend, immediate, scattered;
-    fieldsync::ExchangeStats stats; // the Communicator's telemetry of the 'comm' column
+    fieldsync::halo::ExchangeStats stats; // the Communicator's telemetry of the 'comm' column
     double statsExchanges;
 };
 
@@ -168,12 +168,12 @@ int main(int argc, char** argv)
         );
         const Pattern contiguous = makePattern(me, n, cells, false);
         const Pattern scattered = makePattern(me, n, cells, true);
-        fieldsync::Communicator commContiguous(world, contiguous.send, contiguous.receive);
-        fieldsync::Communicator commImmediate(world, contiguous.send, contiguous.receive);
+        fieldsync::halo::Communicator commContiguous(world, contiguous.send, contiguous.receive);
+        fieldsync::halo::Communicator commImmediate(world, contiguous.send, contiguous.receive);
         commImmediate.setPersistent(true); // the column 'persist': MPI_Send_init/Recv_init
-        fieldsync::Communicator commIsend(world, contiguous.send, contiguous.receive);
+        fieldsync::halo::Communicator commIsend(world, contiguous.send, contiguous.receive);
         commIsend.setPersistent(false); // the column 'isend': MPI_Isend/Irecv at every size
-        fieldsync::Communicator commScattered(world, scattered.send, scattered.receive);
+        fieldsync::halo::Communicator commScattered(world, scattered.send, scattered.receive);
         for (auto* comm : { &commContiguous, &commImmediate, &commIsend, &commScattered })
         {
             comm->setTiming(timing);
@@ -219,7 +219,7 @@ int main(int argc, char** argv)
             }
             MPI_Waitall(static_cast<int>(2 * k), requests.data(), MPI_STATUSES_IGNORE);
         };
-        auto commExchange = [&](fieldsync::Communicator& comm, Field& f)
+        auto commExchange = [&](fieldsync::halo::Communicator& comm, Field& f)
         {
             return [&]
             {
@@ -269,7 +269,7 @@ int main(int argc, char** argv)
             }
         }
         MPI_Comm_free(&raw);
-        const fieldsync::ExchangeStats& stats = commContiguous.stats(key);
+        const fieldsync::halo::ExchangeStats& stats = commContiguous.stats(key);
         rows.push_back({ bytes,
                          median(tRaw),
                          median(tContiguous),
@@ -314,7 +314,7 @@ int main(int argc, char** argv)
             start = now();
             for (int i = 0; i < iterations; ++i)
             {
-                fieldsync::detail::packNeighbour(field, buffer, indices, 0, cells, 1, 0, 0);
+                fieldsync::halo::packNeighbour(field, buffer, indices, 0, cells, 1, 0, 0);
                 asm volatile("" : : "r"(buffer.data()) : "memory");
             }
             Kokkos::DefaultHostExecutionSpace().fence();
@@ -322,7 +322,7 @@ int main(int argc, char** argv)
             start = now();
             for (int i = 0; i < iterations; ++i)
             {
-                fieldsync::detail::pack(field, buffer, indices, 0, cells, 1, 0);
+                fieldsync::halo::pack(field, buffer, indices, 0, cells, 1, 0);
                 asm volatile("" : : "r"(buffer.data()) : "memory");
             }
             Kokkos::DefaultHostExecutionSpace().fence();

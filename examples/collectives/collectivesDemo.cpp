@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Runs every collective once on Kokkos views and prints one line per collective on rank 0:
 //   mpiexec -n 4 fieldsync-collectives-demo
-#include "fieldsync/mpi/environment.hpp"
-#include "fieldsync/mpi/operators.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/mpiInit.hpp"
+#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/nonBlocking.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -2,7 +2,7 @@
 #include "heatSolver.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/mpi/operators.hpp"
+#include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/partition/distributedGraph.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 
@@ -103,8 +103,8 @@ HaloLayout HeatSolver::serialLayout(const TriMesh& mesh)
         {},
         std::move(offsets),
         std::move(neighbours),
-        RankSimplexCommMap(1),
-        RankSimplexCommMap(1),
+        halo::RankSimplexCommMap(1),
+        halo::RankSimplexCommMap(1),
         0
     );
 }
@@ -160,7 +160,7 @@ void HeatSolver::commit()
 }
 
 HeatStats HeatSolver::run(
-    Communicator* comm, const mpi::MPIEnvironment& env, double dt, const HeatOptions& options
+    halo::Communicator* comm, const mpi::MPIEnvironment& env, double dt, const HeatOptions& options
 )
 {
     HeatStats stats;
@@ -224,8 +224,8 @@ HeatStats HeatSolver::run(
             );
             if (comm != nullptr)
             {
-                mpi::reduceAllScalar(&heat, mpi::ReduceOp::Sum, env.comm());
-                mpi::reduceAllScalar(&hottest, mpi::ReduceOp::Max, env.comm());
+                mpi::allReduce(heat, mpi::ReduceOp::Sum, env.comm());
+                mpi::allReduce(hottest, mpi::ReduceOp::Max, env.comm());
             }
             FIELDSYNC_CHECK(
                 std::isfinite(heat) && hottest <= 1.6,
@@ -240,7 +240,7 @@ HeatStats HeatSolver::run(
     stats.total = seconds(start);
     if (comm != nullptr && stats.exchanges > 0)
     {
-        const ExchangeStats& exchange = comm->stats(key);
+        const halo::ExchangeStats& exchange = comm->stats(key);
         stats.pack = exchange.packSeconds + exchange.postSeconds;
         stats.wait = exchange.waitSeconds;
         stats.unpack = exchange.unpackSeconds;
@@ -265,10 +265,10 @@ solveDistributed(const mpi::MPIEnvironment& env, const TriMesh& mesh, const Heat
     };
     // the distributed path: owners found through the directory, neighbours through NBX
     result.layout = HaloBuilder(env, 1).build(piece.cells());
-    Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
+    halo::Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
     HeatSolver solver(mesh, result.layout);
     double dt { solver.localStableTimeStep() };
-    mpi::reduceAllScalar(&dt, mpi::ReduceOp::Min, env.comm());
+    mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
     result.stats = solver.run(&comm, env, result.dt, options);
     result.owned = solver.ownedValues();

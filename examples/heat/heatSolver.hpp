@@ -65,7 +65,10 @@ public:
      * @p env gives the ranks for the global checks.
      */
     HeatStats
-    run(Communicator* comm, const mpi::MPIEnvironment& env, double dt, const HeatOptions& options);
+    run(halo::Communicator* comm,
+        const mpi::MPIEnvironment& env,
+        double dt,
+        const HeatOptions& options);
 
     /** @brief The owned cells' values, on the host. */
     [[nodiscard]] std::vector<double> ownedValues() const;

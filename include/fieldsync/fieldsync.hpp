@@ -12,6 +12,7 @@
 // core
 #include "fieldsync/core/clock.hpp"
 #include "fieldsync/core/commKey.hpp"
+#include "fieldsync/core/localIndex.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
@@ -24,7 +25,6 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/nonBlocking.hpp"
-#include "fieldsync/mpi/operators.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
 #include "fieldsync/mpi/tag.hpp"
@@ -32,9 +32,12 @@
 
 // halo: maps, buffers, the Communicator
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
+#include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
+#include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
 
@@ -49,3 +52,6 @@
 #if FIELDSYNC_HAVE_METIS
 #include "fieldsync/partition/metisPartitioner.hpp"
 #endif
+
+// the seed's and NeoN's names (fieldsync::Communicator, mpi::FullDuplexCommBuffer, ...)
+#include "fieldsync/compat.hpp"

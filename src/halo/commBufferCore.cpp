@@ -4,10 +4,12 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 
+#include "transport.hpp"
+
 #include <algorithm>
 #include <climits>
 
-namespace fieldsync::mpi
+namespace fieldsync::halo
 {
 
 const char* toString(BufferState state) noexcept
@@ -26,23 +28,55 @@ const char* toString(BufferState state) noexcept
     return "unknown";
 }
 
-CommBufferCore::CommBufferCore(MPIEnvironment env, std::vector<std::size_t> rankCommSize)
-    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank())
+CommBufferCore::CommBufferCore(const mpi::SpaceOps& space) : space_(&space) {}
+
+CommBufferCore::CommBufferCore(
+    const mpi::SpaceOps& space, MPIEnvironment env, std::vector<std::size_t> rankCommSize
+)
+    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank()), space_(&space),
+      staging_(space.useStaging(mpi::Staging::Auto))
 {
     setCommRankSize(std::move(rankCommSize));
 }
 
 CommBufferCore::CommBufferCore(
-    MPIEnvironment env, std::vector<int> ranks, std::vector<std::size_t> counts
+    const mpi::SpaceOps& space,
+    MPIEnvironment env,
+    std::vector<int> ranks,
+    std::vector<std::size_t> counts
 )
-    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank())
+    : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank()), space_(&space),
+      staging_(space.useStaging(mpi::Staging::Auto))
 {
     setNeighbours(std::move(ranks), std::move(counts));
 }
 
 CommBufferCore::~CommBufferCore()
 {
-    freeRequests();
+    if (!cancelMessages())
+    {
+        return; // MPI may still touch the bytes: keep them (logged by the transport)
+    }
+    space_->deallocate(storage_);
+    if (hostStorage_ != nullptr)
+    {
+        mpi::spaceOps<Kokkos::HostSpace>().deallocate(hostStorage_);
+    }
+}
+
+bool CommBufferCore::cancelMessages() noexcept
+{
+    return transport_ == nullptr || transport_->cancel(name_);
+}
+
+std::size_t CommBufferCore::postedMessages() const noexcept
+{
+    return transport_ == nullptr ? 0 : transport_->postedMessages();
+}
+
+std::size_t CommBufferCore::postedBytes() const noexcept
+{
+    return transport_ == nullptr ? 0 : transport_->postedBytes();
 }
 
 const std::string& CommBufferCore::emptyName() noexcept
@@ -112,7 +146,7 @@ void CommBufferCore::setNeighbours(
             );
         }
     }
-    freeRequests();
+    cancelMessages();
     ranks_ = std::move(ranks);
     counts_ = std::move(counts);
     byteOffsets_.assign(ranks_.size() + 1, 0);
@@ -242,12 +276,65 @@ void CommBufferCore::setDirect(std::size_t k, void* data, std::source_location w
     direct_[k] = data;
 }
 
-void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_location& where)
+void CommBufferCore::claimBytes(
+    std::string_view name,
+    const std::type_info& type,
+    std::size_t entryBytes,
+    const std::source_location& where
+)
 {
-    // Assemble this post's messages; when they are the last post's (the usual case), persistent
-    // requests are restarted and MPI_Isend/Irecv reuse the kept peers, pointers and sizes.
-    std::size_t n { 0 };
-    bool same { true };
+    const std::size_t bytes = claim(name, type, entryBytes, where);
+    if (capacity_ < bytes)
+    {
+        space_->deallocate(storage_);
+        storage_ = nullptr;
+        capacity_ = 0;
+        storage_ = static_cast<char*>(space_->allocate(bytes, "fieldsync::commBuffer"));
+        capacity_ = bytes;
+    }
+}
+
+std::span<char>
+CommBufferCore::slice(int rank, const std::type_info& type, const std::source_location& where)
+{
+    if (state_ != BufferState::Claimed && state_ != BufferState::Complete)
+    {
+        requireState(BufferState::Claimed, "get", where);
+    }
+    checkType(type, where);
+    const int k = slotOf(rank, where);
+    if (k < 0)
+    {
+        return {};
+    }
+    const auto uk = static_cast<std::size_t>(k);
+    return { storage_ + byteOffsets_[uk], bytesOf(uk) };
+}
+
+void CommBufferCore::send(int tag, std::source_location where)
+{
+    requireState(BufferState::Claimed, "send", where);
+    if (staging_)
+    {
+        stageToHost();
+    }
+    isSend_ = true;
+    post(staging_ ? hostStorage_ : storage_, tag, where);
+    state_ = BufferState::InFlight;
+}
+
+void CommBufferCore::receive(int tag, std::source_location where)
+{
+    requireState(BufferState::Claimed, "receive", where);
+    ensureStaging();
+    isSend_ = false;
+    post(staging_ ? hostStorage_ : storage_, tag, where);
+    state_ = BufferState::InFlight;
+}
+
+void CommBufferCore::post(char* base, int tag, const std::source_location& where)
+{
+    messages_.clear(); // keeps its capacity: no allocation after the first post
     for (std::size_t k = 0; k < ranks_.size(); ++k)
     {
         const std::size_t bytes = bytesOf(k);
@@ -264,287 +351,95 @@ void CommBufferCore::post(bool isSend, char* base, int tag, const std::source_lo
             );
         }
         void* data = direct_[k] != nullptr ? direct_[k] : base + byteOffsets_[k];
-        same = same && n < requestData_.size() && requestData_[n] == data &&
-               requestRank_[n] == ranks_[k] && requestBytes_[n] == static_cast<int>(bytes);
-        ++n;
+        messages_.push_back(Message { ranks_[k], data, static_cast<int>(bytes) });
     }
-    same = same && n == requestData_.size();
-    if (same && persistent_ && requestsPersistent_ && tag == requestTag_)
+    if (transport_ == nullptr)
     {
-        if (n > 0)
-        {
-            FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(n), requests_.data()), where);
-        }
-        return;
+        transport_ = makePointToPoint(comm_, isSend_);
     }
-    if (same && !persistent_ && !requestsPersistent_ &&
-        std::all_of(
-            requests_.begin(), requests_.end(), [](MPI_Request r) { return r == MPI_REQUEST_NULL; }
-        ))
-    {
-        for (std::size_t i = 0; i < n; ++i)
-        {
-            if (isSend)
-            {
-                FIELDSYNC_MPI_AT(
-                    MPI_Isend(
-                        requestData_[i],
-                        requestBytes_[i],
-                        MPI_BYTE,
-                        requestRank_[i],
-                        tag,
-                        comm_,
-                        &requests_[i]
-                    ),
-                    where
-                );
-            }
-            else
-            {
-                FIELDSYNC_MPI_AT(
-                    MPI_Irecv(
-                        requestData_[i],
-                        requestBytes_[i],
-                        MPI_BYTE,
-                        requestRank_[i],
-                        tag,
-                        comm_,
-                        &requests_[i]
-                    ),
-                    where
-                );
-            }
-        }
-        requestTag_ = tag;
-        return;
-    }
-    // completed non-persistent requests are MPI_REQUEST_NULL: nothing to free (the usual case)
-    const bool live = std::any_of(
-        requests_.begin(), requests_.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }
-    );
-    if (live)
-    {
-        freeRequests();
-    }
-    requests_.clear();
-    requestRank_.clear();
-    requestData_.clear();
-    requestBytes_.clear();
-    for (std::size_t k = 0; k < ranks_.size(); ++k)
-    {
-        const std::size_t bytes = bytesOf(k);
-        if (ranks_[k] == myRank_ || bytes == 0)
-        {
-            continue;
-        }
-        void* data = direct_[k] != nullptr ? direct_[k] : base + byteOffsets_[k];
-        requestRank_.push_back(ranks_[k]);
-        requestData_.push_back(data);
-        requestBytes_.push_back(static_cast<int>(bytes));
-        requests_.push_back(MPI_REQUEST_NULL);
-        const int count = static_cast<int>(bytes);
-        MPI_Request& request = requests_.back();
-        if (persistent_)
-        {
-            if (isSend)
-            {
-                FIELDSYNC_MPI_AT(
-                    MPI_Send_init(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
-                );
-            }
-            else
-            {
-                FIELDSYNC_MPI_AT(
-                    MPI_Recv_init(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
-                );
-            }
-        }
-        else if (isSend)
-        {
-            FIELDSYNC_MPI_AT(
-                MPI_Isend(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
-            );
-        }
-        else
-        {
-            FIELDSYNC_MPI_AT(
-                MPI_Irecv(data, count, MPI_BYTE, ranks_[k], tag, comm_, &request), where
-            );
-        }
-    }
-    requestTag_ = tag;
-    requestsPersistent_ = persistent_;
-    statuses_.resize(requests_.size());
-    postedBytes_ = 0;
-    for (const int bytes : requestBytes_)
-    {
-        postedBytes_ += static_cast<std::size_t>(bytes);
-    }
-    if (persistent_ && !requests_.empty())
-    {
-        FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), where);
-    }
+    transport_->post(messages_, tag, persistent_, where);
 }
 
-bool CommBufferCore::testRequests(bool isReceive, const std::source_location& where)
+bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
 {
-    if (requests_.empty())
+    if (state_ == BufferState::Complete)
     {
         return true;
     }
-    int flag { 0 };
-    const int code =
-        MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &flag, statuses_.data());
-    if (code != MPI_SUCCESS) [[unlikely]]
+    requireState(BufferState::InFlight, "complete", where);
+    try
     {
-        int errorClass { code };
-        MPI_Error_class(code, &errorClass);
-        if (errorClass == MPI_ERR_IN_STATUS)
+        if (!transport_->test(name(), where))
         {
-            failStatuses(isReceive, code, where);
+            return false;
         }
-        detail::checkMpi(code, "MPI_Testall", where);
     }
-    if (flag == 0)
+    catch (const Error&)
     {
-        return false;
+        state_ = BufferState::Complete; // the messages are done: the buffer may be released
+        failed_ = true;
+        throw;
     }
-    if (isReceive)
+    if (isReceive && staging_)
     {
-        checkReceivedCounts(where);
+        stageFromHost();
     }
+    state_ = BufferState::Complete;
     return true;
 }
 
-namespace
+void CommBufferCore::finaliseComm(std::source_location where)
 {
-constexpr const char* mapsHint =
-    " (the send and receive maps disagree: the peer's send map and this rank's receive map list "
-    "a different number of cells for this pair of ranks)";
+    if (state_ == BufferState::InFlight)
+    {
+        requireState(BufferState::Complete, "finaliseComm", where);
+    }
+    state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
+    type_ = nullptr;
 }
 
-void CommBufferCore::checkReceivedCounts(const std::source_location& where)
+std::string CommBufferCore::describePending(const std::source_location& where)
 {
-    for (std::size_t i = 0; i < statuses_.size(); ++i)
+    return transport_ == nullptr ? std::string() : transport_->describePending(where);
+}
+
+void CommBufferCore::ensureStaging()
+{
+    if (staging_ && hostCapacity_ < totalBytes())
     {
-        int count { 0 };
-        FIELDSYNC_MPI_AT(MPI_Get_count(&statuses_[i], MPI_BYTE, &count), where);
-        if (count != requestBytes_[i]) [[unlikely]]
-        {
-            state_ = BufferState::Complete; // the requests are done: the buffer may be released
-            failed_ = true;
-            fail(
-                "receive from rank " + std::to_string(requestRank_[i]) + ": expected " +
-                    std::to_string(requestBytes_[i]) + " bytes, received " + std::to_string(count) +
-                    " bytes" + (count > requestBytes_[i] ? " (truncated)" : "") + mapsHint,
-                where
-            );
-        }
+        const auto& host = mpi::spaceOps<Kokkos::HostSpace>();
+        host.deallocate(hostStorage_);
+        hostStorage_ = nullptr;
+        hostCapacity_ = 0;
+        hostStorage_ = static_cast<char*>(host.allocate(totalBytes(), "fieldsync::commStaging"));
+        hostCapacity_ = totalBytes();
     }
 }
 
-void CommBufferCore::failStatuses(bool isReceive, int code, const std::source_location& where)
+void CommBufferCore::stageToHost()
 {
-    std::string text;
-    int firstCode { code };
-    for (std::size_t i = 0; i < statuses_.size(); ++i)
-    {
-        const int error = statuses_[i].MPI_ERROR;
-        if (error == MPI_SUCCESS || error == MPI_ERR_PENDING)
-        {
-            continue;
-        }
-        int errorClass { error };
-        MPI_Error_class(error, &errorClass);
-        if (!text.empty())
-        {
-            text += "; ";
-        }
-        else
-        {
-            firstCode = error;
-        }
-        text += std::string(isReceive ? "receive from rank " : "send to rank ") +
-                std::to_string(requestRank_[i]);
-        if (errorClass == MPI_ERR_TRUNCATE)
-        {
-            text += ": expected " + std::to_string(requestBytes_[i]) +
-                    " bytes, received a longer message (truncated)" + mapsHint;
-        }
-        else
-        {
-            text += " failed";
-        }
-    }
-    if (text.empty())
-    {
-        text = std::string(isReceive ? "receive" : "send") + " failed";
-    }
-    // the failed requests completed; drop them all so the next post builds fresh ones
-    freeRequests();
-    state_ = BufferState::Complete;
-    failed_ = true;
-    throw Error(
-        "communication buffer '" + (name().empty() ? std::string("<unclaimed>") : name()) +
-            "': " + text,
-        where,
-        firstCode
-    );
+    ensureStaging();
+    space_->toHost(hostStorage_, storage_, totalBytes());
 }
 
-std::string CommBufferCore::describePending(bool isSend, const std::source_location& where)
+void CommBufferCore::stageFromHost()
 {
-    std::string text;
-    for (std::size_t i = 0; i < requests_.size(); ++i)
+    // the self slot was copied locally into the bytes: leave it
+    std::size_t gapBegin { totalBytes() };
+    std::size_t gapEnd { totalBytes() };
+    if (selfSlot_ >= 0)
     {
-        int flag { 0 };
-        FIELDSYNC_MPI_AT(MPI_Request_get_status(requests_[i], &flag, MPI_STATUS_IGNORE), where);
-        if (flag != 0)
-        {
-            continue;
-        }
-        if (!text.empty())
-        {
-            text += ", ";
-        }
-        text += std::string(isSend ? "send to rank " : "receive from rank ") +
-                std::to_string(requestRank_[i]) + " (" + std::to_string(requestBytes_[i]) + " B)";
+        gapBegin = byteOffsetOf(static_cast<std::size_t>(selfSlot_));
+        gapEnd = gapBegin + bytesOf(static_cast<std::size_t>(selfSlot_));
     }
-    return text;
+    if (gapBegin > 0)
+    {
+        space_->fromHost(storage_, hostStorage_, gapBegin);
+    }
+    if (gapEnd < totalBytes())
+    {
+        space_->fromHost(storage_ + gapEnd, hostStorage_ + gapEnd, totalBytes() - gapEnd);
+    }
 }
 
-void CommBufferCore::freeRequests() noexcept
-{
-    int finalised { 0 };
-    MPI_Finalized(&finalised);
-    for (MPI_Request& request : requests_)
-    {
-        if (request == MPI_REQUEST_NULL || finalised)
-        {
-            continue;
-        }
-        int flag { 0 };
-        MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
-        if (flag == 0)
-        {
-            logger().error(
-                "communication buffer '{}': dropping a request still in flight; cancelling it",
-                name()
-            );
-            MPI_Cancel(&request);
-        }
-        if (request != MPI_REQUEST_NULL)
-        {
-            MPI_Request_free(&request);
-        }
-    }
-    requests_.clear();
-    requestRank_.clear();
-    requestData_.clear();
-    requestBytes_.clear();
-    statuses_.clear();
-    postedBytes_ = 0;
-    requestsPersistent_ = false;
-}
-
-} // namespace fieldsync::mpi
+} // namespace fieldsync::halo

@@ -1,35 +1,31 @@
 // SPDX-License-Identifier: MIT
+// The Communicator: construction, settings, lookups, test and wait. The steps of one exchange
+// are in exchangeSteps.cpp.
 #include "fieldsync/halo/communicator.hpp"
 
+#include "communicatorState.hpp"
+
+#include "fieldsync/core/clock.hpp"
 #include "fieldsync/core/logger.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <fstream>
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::halo
 {
 
-namespace
-{
-constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
-}
-
-Communicator::Communicator() = default;
-
-Communicator::Communicator(
-    mpi::MPIEnvironment env,
+CommunicatorState::CommunicatorState(
+    const mpi::MPIEnvironment& env,
     RankSimplexCommMap sendMap,
     RankSimplexCommMap receiveMap,
-    std::source_location where
+    const std::source_location& where
 )
     : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
       envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
       secondsPerTick_(telemetryClock().secondsPerTick)
 {
-    const int size = env_->sizeRank();
-    const int me = env_->rank();
+    const int size = env_.sizeRank();
+    const int me = env_.rank();
     FIELDSYNC_CHECK_AT(
         sendMap_.sizeRank() == size,
         "Communicator: the send map is for " + std::to_string(sendMap_.sizeRank()) +
@@ -60,15 +56,15 @@ Communicator::Communicator(
     }
 }
 
-Communicator::~Communicator()
+CommunicatorState::~CommunicatorState()
 {
-    for (auto& exchange : exchanges_)
+    for (const auto& exchange : exchanges_)
     {
         if (exchange.inFlight)
         {
             logger().error(
-                "Communicator destroyed with exchange '{}' (started at {}) still in flight; "
-                "its requests are cancelled",
+                "Communicator destroyed with exchange '{}' (started at {}) still in flight; its "
+                "messages are cancelled and completed before its buffers are freed",
                 exchange.key.name(),
                 toString(exchange.where)
             );
@@ -76,52 +72,12 @@ Communicator::~Communicator()
     }
 }
 
-Communicator::Communicator(Communicator&&) noexcept = default;
-Communicator& Communicator::operator=(Communicator&&) noexcept = default;
-
-const mpi::MPIEnvironment& Communicator::environment() const
+std::int64_t CommunicatorState::stamp() const noexcept
 {
-    requireEnvironment(std::source_location::current());
-    return *env_;
+    return timing_ ? telemetryTicks(tsc_) : 0;
 }
 
-void Communicator::requireEnvironment(const std::source_location& where) const
-{
-    FIELDSYNC_CHECK_AT(
-        env_.has_value(),
-        "Communicator: used before it was given an environment and maps (default-constructed)",
-        where
-    );
-}
-
-const mpi::WaitPolicy& Communicator::policy() const noexcept
-{
-    return policy_ ? *policy_ : envPolicy_;
-}
-
-std::pair<std::vector<int>, std::vector<std::size_t>>
-Communicator::sizesOf(const RankSimplexCommMap& map)
-{
-    std::vector<int> ranks(map.neighbours().begin(), map.neighbours().end());
-    std::vector<std::size_t> counts(ranks.size());
-    for (std::size_t k = 0; k < ranks.size(); ++k)
-    {
-        counts[k] = map.offsets()[k + 1] - map.offsets()[k];
-    }
-    return { std::move(ranks), std::move(counts) };
-}
-
-void Communicator::checkFieldSize(std::size_t cells, const std::source_location& where) const
-{
-    const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
-    if (largest >= 0 && static_cast<std::size_t>(largest) >= cells)
-    {
-        sendMap_.validateFieldSize(cells, "Communicator: send map", where);
-        receiveMap_.validateFieldSize(cells, "Communicator: receive map", where);
-    }
-}
-
-std::string Communicator::describeInFlight() const
+std::string CommunicatorState::describeInFlight() const
 {
     std::string text;
     for (const auto& exchange : exchanges_)
@@ -136,70 +92,11 @@ std::string Communicator::describeInFlight() const
     return text.empty() ? std::string(" none") : text;
 }
 
-detail::Exchange& Communicator::begin(const CommKey& key, bool reverse)
+Exchange& CommunicatorState::byKey(const CommKey& key, bool reverse)
 {
-    const auto& where = key.where();
-    detail::Exchange* found { nullptr };
-    // the key started last first (a solver loop restarts the same key): no scan
-    detail::Exchange* last = lastExchange_.exchange;
-    if (last != nullptr && last->reverse == reverse && last->key == key)
+    if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
     {
-        found = last;
-    }
-    else
-    {
-        for (auto& exchange : exchanges_)
-        {
-            if (exchange.reverse == reverse && exchange.key == key)
-            {
-                found = &exchange;
-                break;
-            }
-        }
-    }
-    if (found == nullptr)
-    {
-        detail::Exchange created;
-        created.key = key;
-        created.reverse = reverse;
-        created.where = where;
-        created.tag =
-            mpi::tagFromHash(reverse ? key.hash() ^ reverseSalt : key.hash(), env_->comm());
-        exchanges_.push_back(std::move(created));
-        found = &exchanges_.back();
-    }
-    lastExchange_.exchange = found;
-    FIELDSYNC_CHECK_AT(
-        !found->inFlight,
-        "Communicator: exchange '" + key.name() + "' is already in flight (started at " +
-            toString(found->where) + "); finalise it before starting it again",
-        where
-    );
-    for (const auto& other : exchanges_)
-    {
-        if (inFlight_ == 0)
-        {
-            break; // nothing in flight: no tag to collide with
-        }
-        FIELDSYNC_CHECK_AT(
-            !(other.inFlight && other.tag == found->tag),
-            "Communicator: exchange '" + key.name() + "' has MPI tag " +
-                std::to_string(found->tag) + ", the same as exchange '" + other.key.name() +
-                "' in flight (started at " + toString(other.where) +
-                "); use another key for one of them",
-            where
-        );
-    }
-    return *found;
-}
-
-detail::Exchange& Communicator::byKey(const CommKey& key, bool reverse)
-{
-    requireEnvironment(key.where());
-    detail::Exchange* last = lastExchange_.exchange;
-    if (last != nullptr && last->inFlight && last->reverse == reverse && last->key == key)
-    {
-        return *last;
+        return *last_;
     }
     for (auto& exchange : exchanges_)
     {
@@ -215,24 +112,19 @@ detail::Exchange& Communicator::byKey(const CommKey& key, bool reverse)
     );
 }
 
-detail::Exchange& Communicator::byField(
+Exchange& CommunicatorState::byField(
     const void* data, const std::source_location& where, std::optional<bool> reverse
 )
 {
-    requireEnvironment(where);
-    detail::Exchange* found { nullptr };
+    Exchange* found { nullptr };
     for (auto& exchange : exchanges_)
     {
-        if (!exchange.inFlight || (reverse && exchange.reverse != *reverse))
-        {
-            continue;
-        }
-        bool match { false };
-        for (const void* field : exchange.fields)
-        {
-            match = match || field == data;
-        }
-        if (!match)
+        if (!exchange.inFlight || (reverse && exchange.reverse != *reverse) ||
+            std::none_of(
+                exchange.fields.begin(),
+                exchange.fields.end(),
+                [data](const FieldShape& f) { return f.data == data; }
+            ))
         {
             continue;
         }
@@ -255,14 +147,13 @@ detail::Exchange& Communicator::byField(
     return *found;
 }
 
-bool Communicator::testExchange(detail::Exchange& exchange, const std::source_location& where)
+bool CommunicatorState::test(Exchange& exchange, const std::source_location& where)
 {
     const auto startTime = stamp();
-    auto& entry = pool_[exchange.buffer];
     bool done { false };
     try
     {
-        done = entry.isComplete(entry.buffer.get(), where);
+        done = pool_[exchange.buffer].isComplete(where);
     }
     catch (const Error&)
     {
@@ -274,13 +165,12 @@ bool Communicator::testExchange(detail::Exchange& exchange, const std::source_lo
     return done;
 }
 
-void Communicator::waitExchange(detail::Exchange& exchange, const std::source_location& where)
+void CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
     const auto startTime = stamp();
-    auto& entry = pool_[exchange.buffer];
     try
     {
-        entry.waitComplete(entry.buffer.get(), exchange.key.name(), where);
+        pool_[exchange.buffer].waitComplete(exchange.key.name(), where);
     }
     catch (const Error&)
     {
@@ -291,41 +181,153 @@ void Communicator::waitExchange(detail::Exchange& exchange, const std::source_lo
     exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
 }
 
-void Communicator::releaseAfterFailure(
-    detail::Exchange& exchange, const std::source_location& where
-)
+void CommunicatorState::releaseAfterFailure(Exchange& exchange, const std::source_location& where)
 {
     // a message of the wrong size: the exchange is over (its buffer is released once the sends
     // are done); a time-out error leaves it in flight, to be waited for again
-    auto& entry = pool_[exchange.buffer];
-    if (entry.releaseAfterFailure(entry.buffer.get(), exchange.key.name(), where))
+    if (pool_[exchange.buffer].releaseAfterFailure(exchange.key.name(), where))
     {
         release(exchange);
     }
 }
 
+// --- Communicator ---------------------------------------------------------------------------
+
+Communicator::Communicator() = default;
+
+Communicator::Communicator(
+    mpi::MPIEnvironment env,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    std::source_location where
+)
+    : state_(
+          std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where)
+      )
+{
+}
+
+Communicator::~Communicator() = default;
+Communicator::Communicator(Communicator&&) noexcept = default;
+Communicator& Communicator::operator=(Communicator&&) noexcept = default;
+
+CommunicatorState& Communicator::state(const std::source_location& where) const
+{
+    FIELDSYNC_CHECK_AT(
+        state_ != nullptr,
+        "Communicator: used before it was given an environment and maps (default-constructed)",
+        where
+    );
+    return *state_;
+}
+
+void Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+{
+    state(key.where()).start(fields, key, reverse, op);
+}
+
+void Communicator::finish(
+    const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where
+)
+{
+    CommunicatorState& s = state(where);
+    Exchange& exchange =
+        key != nullptr
+            ? s.byKey(*key, reverse)
+            : s.byField(fields.count() > 0 ? fields.shape(0).data : nullptr, where, reverse);
+    s.finish(fields, exchange, where);
+}
+
 bool Communicator::isComplete(const CommKey& key)
 {
-    return testExchange(byKey(key, false), key.where());
+    CommunicatorState& s = state(key.where());
+    return s.test(s.byKey(key, false), key.where());
 }
 
 void Communicator::waitComplete(const CommKey& key)
 {
-    waitExchange(byKey(key, false), key.where());
+    CommunicatorState& s = state(key.where());
+    s.wait(s.byKey(key, false), key.where());
+}
+
+bool Communicator::testByField(const void* data, const std::source_location& where)
+{
+    CommunicatorState& s = state(where);
+    return s.test(s.byField(data, where, std::nullopt), where);
+}
+
+void Communicator::waitByField(const void* data, const std::source_location& where)
+{
+    CommunicatorState& s = state(where);
+    s.wait(s.byField(data, where, std::nullopt), where);
+}
+
+void Communicator::setWaitPolicy(mpi::WaitPolicy policy)
+{
+    state(std::source_location::current()).policy_ = policy;
+}
+
+void Communicator::setPersistent(bool persistent)
+{
+    state(std::source_location::current()).persistentFrom_ =
+        persistent ? 0 : CommunicatorState::noPersistent;
+}
+
+void Communicator::setPersistentFrom(std::size_t bytes)
+{
+    state(std::source_location::current()).persistentFrom_ = bytes;
+}
+
+void Communicator::setStaging(mpi::Staging staging)
+{
+    state(std::source_location::current()).staging_ = staging;
+}
+
+void Communicator::setInPlace(bool inPlace)
+{
+    state(std::source_location::current()).inPlace_ = inPlace;
+}
+
+void Communicator::setTiming(bool timing)
+{
+    state(std::source_location::current()).timing_ = timing;
+}
+
+const mpi::MPIEnvironment& Communicator::environment() const
+{
+    return state(std::source_location::current()).env_;
+}
+
+const RankSimplexCommMap& Communicator::sendMap() const
+{
+    return state(std::source_location::current()).sendMap_;
+}
+
+const RankSimplexCommMap& Communicator::receiveMap() const
+{
+    return state(std::source_location::current()).receiveMap_;
+}
+
+std::string Communicator::describeInFlight() const
+{
+    return state_ == nullptr ? std::string(" none") : state_->describeInFlight();
+}
+
+std::size_t Communicator::poolSize() const noexcept
+{
+    return state_ == nullptr ? 0 : state_->pool_.size();
 }
 
 const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
 {
-    for (const auto& exchange : exchanges_)
+    const CommunicatorState& s = state(key.where());
+    std::string known;
+    for (const auto& exchange : s.exchanges_)
     {
         if (exchange.reverse == reverse && exchange.key == key)
         {
             return exchange.stats;
         }
-    }
-    std::string known;
-    for (const auto& exchange : exchanges_)
-    {
         known += (known.empty() ? " '" : ", '") + exchange.key.name() + "'" +
                  (exchange.reverse ? " (reverse)" : "");
     }
@@ -338,24 +340,13 @@ const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
 
 void Communicator::resetStats() noexcept
 {
-    for (auto& exchange : exchanges_)
+    if (state_ != nullptr)
     {
-        exchange.stats = ExchangeStats {};
+        for (auto& exchange : state_->exchanges_)
+        {
+            exchange.stats = ExchangeStats {};
+        }
     }
 }
 
-void Communicator::release(detail::Exchange& exchange)
-{
-    if (exchange.buffer != detail::Exchange::npos)
-    {
-        pool_[exchange.buffer].claimed = false;
-    }
-    exchange.buffer = detail::Exchange::npos;
-    if (exchange.inFlight)
-    {
-        --inFlight_;
-    }
-    exchange.inFlight = false;
-}
-
-} // namespace fieldsync
+} // namespace fieldsync::halo

@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_map>
 
-namespace fieldsync
+namespace fieldsync::halo
 {
 
 namespace
@@ -267,4 +267,4 @@ bool RankSimplexCommMap::hasRepeatWithinNeighbour() const
     return false;
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::halo

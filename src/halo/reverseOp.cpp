@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::halo
 {
 
 const char* toString(ReverseOp op) noexcept
@@ -43,4 +43,4 @@ ReverseOp toReverseOp(mpi::ReduceOp op, std::source_location where)
     }
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::halo

@@ -450,10 +450,10 @@ HaloLayout HaloBuilder::buildImpl(
         std::move(ghostLayers),
         std::move(ownedOffsets),
         std::move(ownedNeighbours),
-        RankSimplexCommMap(
+        halo::RankSimplexCommMap(
             nRanks, std::move(sendRanks), std::move(sendOffsets), std::move(sendIndices), where
         ),
-        RankSimplexCommMap(
+        halo::RankSimplexCommMap(
             nRanks,
             std::move(receiveRanks),
             std::move(receiveOffsets),

@@ -11,8 +11,8 @@ HaloLayout::HaloLayout(
     std::vector<int> ghostLayers,
     std::vector<std::size_t> ownedOffsets,
     std::vector<LocalIndex> ownedNeighbours,
-    RankSimplexCommMap sendMap,
-    RankSimplexCommMap receiveMap,
+    halo::RankSimplexCommMap sendMap,
+    halo::RankSimplexCommMap receiveMap,
     std::size_t directoryEntries
 )
     : nOwned_(nOwned), globalIds_(std::move(globalIds)), ghostOwners_(std::move(ghostOwners)),
@@ -34,7 +34,7 @@ HaloLayout::HaloLayout(
 
 std::size_t HaloLayout::memoryBytes() const noexcept
 {
-    const auto mapBytes = [](const RankSimplexCommMap& map)
+    const auto mapBytes = [](const halo::RankSimplexCommMap& map)
     {
         return map.neighbourCount() * (sizeof(int) + sizeof(std::size_t) + sizeof(LocalIndex)) +
                sizeof(std::size_t) + map.totalSize() * sizeof(LocalIndex);

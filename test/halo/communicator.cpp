@@ -5,12 +5,14 @@
 
 #include "haloPatterns.hpp"
 
+#include "fieldsync/compat.hpp"
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/mpi/tag.hpp"
 
 #include <cmath>
 #include <span>
 
-using fieldsync::Communicator;
+using fieldsync::halo::Communicator;
 using fieldsync::test::Setup;
 using fieldsync::test::Shape;
 using fieldsync::test::truth;
@@ -322,7 +324,7 @@ TEST_CASE("Reverse exchange combines ghost values at their owners")
         }
         REQUIRE(wrong == 0);
         fill();
-        comm.startReverse(field, fieldsync::ReverseOp::Max);
+        comm.startReverse(field, fieldsync::halo::ReverseOp::Max);
         comm.finaliseReverse(field);
         Kokkos::deep_copy(host, field);
         for (int i = 0; i < setup.nOwned; ++i)
@@ -331,7 +333,7 @@ TEST_CASE("Reverse exchange combines ghost values at their owners")
         }
         REQUIRE(wrong == 0);
         fill();
-        comm.startReverse(field, fieldsync::ReverseOp::Min, "min");
+        comm.startReverse(field, fieldsync::halo::ReverseOp::Min, "min");
         comm.finaliseReverse(field, "min");
         Kokkos::deep_copy(host, field);
         for (int i = 0; i < setup.nOwned; ++i)
@@ -416,7 +418,7 @@ TEST_CASE("Map errors name the rank and the entry")
 {
     const auto env = world();
     const int n = env.sizeRank();
-    fieldsync::RankSimplexCommMap map(n);
+    fieldsync::halo::RankSimplexCommMap map(n);
     REQUIRE_THROWS_WITH(
         map.setRank(n, { 1 }),
         Catch::Contains("neighbour rank " + std::to_string(n) + " is out of range")
@@ -428,16 +430,16 @@ TEST_CASE("Map errors name the rank and the entry")
         map.setRank(0, { 3, -2 }), Catch::Contains("entry 1 has the negative cell index -2")
     );
     REQUIRE_THROWS_WITH(
-        fieldsync::RankSimplexCommMap(n, { 0, 0 }, { 0, 1, 2 }, { 4, 5 }),
+        fieldsync::halo::RankSimplexCommMap(n, { 0, 0 }, { 0, 1, 2 }, { 4, 5 }),
         Catch::Contains("neighbour rank 0 is listed twice")
     );
     REQUIRE_THROWS_WITH(
-        fieldsync::RankSimplexCommMap(n, { 0 }, { 0, 3 }, { 4, 5 }),
+        fieldsync::halo::RankSimplexCommMap(n, { 0 }, { 0, 3 }, { 4, 5 }),
         Catch::Contains("offsets must run from 0")
     );
     // a ghost cell written twice
-    fieldsync::RankSimplexCommMap receive(n);
-    fieldsync::RankSimplexCommMap send(n);
+    fieldsync::halo::RankSimplexCommMap receive(n);
+    fieldsync::halo::RankSimplexCommMap send(n);
     receive.setRank(env.rank(), { 7, 8, 7 });
     send.setRank(env.rank(), { 0, 1, 2 });
     REQUIRE_THROWS_WITH(
@@ -445,7 +447,9 @@ TEST_CASE("Map errors name the rank and the entry")
     );
     // maps for another communicator size
     REQUIRE_THROWS_WITH(
-        Communicator(env, fieldsync::RankSimplexCommMap(n + 1), fieldsync::RankSimplexCommMap(n)),
+        Communicator(
+            env, fieldsync::halo::RankSimplexCommMap(n + 1), fieldsync::halo::RankSimplexCommMap(n)
+        ),
         Catch::Contains("the send map is for " + std::to_string(n + 1) + " ranks")
     );
 }
@@ -453,7 +457,7 @@ TEST_CASE("Map errors name the rank and the entry")
 TEST_CASE("Map layout: flat, sized by neighbours, contiguous runs detected")
 {
     const int n = 1000000; // a large communicator: memory must not grow with it
-    fieldsync::RankSimplexCommMap map(n);
+    fieldsync::halo::RankSimplexCommMap map(n);
     map.setRank(500000, { 10, 11, 12 });
     map.setRank(7, { 3, 1 });
     map.setRank(900000, {});
@@ -465,7 +469,7 @@ TEST_CASE("Map layout: flat, sized by neighbours, contiguous runs detected")
     REQUIRE(map.runStart(1) == 10);
     REQUIRE(map.indicesOf(500000).size() == 3);
     REQUIRE(map.indicesOf(3).empty());
-    fieldsync::RankSimplexCommMap flat(n, { 500000, 7 }, { 0, 3, 5 }, { 10, 11, 12, 3, 1 });
+    fieldsync::halo::RankSimplexCommMap flat(n, { 500000, 7 }, { 0, 3, 5 }, { 10, 11, 12, 3, 1 });
     REQUIRE(
         std::vector<int>(flat.neighbours().begin(), flat.neighbours().end()) ==
         std::vector<int> { 7, 500000 }
@@ -486,17 +490,18 @@ namespace
  */
 struct MismatchedRing
 {
-    fieldsync::RankSimplexCommMap send;
-    fieldsync::RankSimplexCommMap receive;
+    fieldsync::halo::RankSimplexCommMap send;
+    fieldsync::halo::RankSimplexCommMap receive;
     int nLocal { 0 };
     int previous { 0 };
 };
 
 MismatchedRing mismatchedRing(int me, int n, int rank0Ghosts)
 {
-    MismatchedRing ring {
-        fieldsync::RankSimplexCommMap(n), fieldsync::RankSimplexCommMap(n), 0, (me + n - 1) % n
-    };
+    MismatchedRing ring { fieldsync::halo::RankSimplexCommMap(n),
+                          fieldsync::halo::RankSimplexCommMap(n),
+                          0,
+                          (me + n - 1) % n };
     ring.send.setRank((me + 1) % n, { 0, 1, 2, 3 });
     const int ghosts = me == 0 ? rank0Ghosts : 4;
     std::vector<fieldsync::LocalIndex> in;

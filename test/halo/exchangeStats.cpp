@@ -9,7 +9,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync_test/countingAllocator.hpp"
 
-using fieldsync::Communicator;
+using fieldsync::halo::Communicator;
 using fieldsync::test::Shape;
 namespace mpi = fieldsync::mpi;
 
@@ -47,7 +47,7 @@ Expected expectedFor(int me, int n, Shape shape, std::uint64_t seed)
     return e;
 }
 
-void requireTimesNonNegative(const fieldsync::ExchangeStats& s)
+void requireTimesNonNegative(const fieldsync::halo::ExchangeStats& s)
 {
     REQUIRE(s.packSeconds >= 0.0);
     REQUIRE(s.postSeconds >= 0.0);
@@ -86,7 +86,7 @@ TEST_CASE("Exchange statistics count the messages and bytes of each key")
                 comm.finaliseComm(vector, vectorKey);
                 comm.finaliseComm(scalar, scalarKey);
             }
-            comm.startReverse(scalar, fieldsync::ReverseOp::Sum, scalarKey);
+            comm.startReverse(scalar, fieldsync::halo::ReverseOp::Sum, scalarKey);
             comm.finaliseReverse(scalar, scalarKey);
 
             const auto& s = comm.stats(scalarKey);
@@ -194,7 +194,7 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
                     comm.startComm(vector); // a call-site key
                     comm.finaliseComm(vector);
                     comm.finaliseComm(scalar, key);
-                    comm.startReverse(scalar, fieldsync::ReverseOp::Sum, key);
+                    comm.startReverse(scalar, fieldsync::halo::ReverseOp::Sum, key);
                     comm.finaliseReverse(scalar, key);
                 };
                 for (int i = 0; i < 3; ++i)

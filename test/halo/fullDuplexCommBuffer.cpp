@@ -206,7 +206,7 @@ TEST_CASE("An unmatched exchange ends in the time-out error, and completes once 
     const int n = world.sizeRank();
     const auto setup =
         fieldsync::test::makeSetup(me, n, fieldsync::test::Shape::AllToAll, 5, 3, false);
-    fieldsync::Communicator comm(world, setup.send, setup.receive);
+    fieldsync::halo::Communicator comm(world, setup.send, setup.receive);
     comm.setWaitPolicy({ 0.2, mpi::TimeoutAction::Error });
     Kokkos::View<double*> field("field", setup.nLocal);
     if (me != 0)

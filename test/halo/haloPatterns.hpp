@@ -15,6 +15,8 @@
 namespace fieldsync::test
 {
 
+using halo::RankSimplexCommMap;
+
 /** @brief The neighbour graphs the tests use. */
 enum class Shape
 {

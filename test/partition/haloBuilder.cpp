@@ -17,6 +17,7 @@ using namespace fieldsync;
 using fieldsync::test::expectedHalo;
 using fieldsync::test::ownedPiece;
 using fieldsync::test::valueOf;
+using halo::Communicator;
 
 namespace
 {

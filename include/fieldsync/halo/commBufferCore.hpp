@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <span>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -13,8 +17,19 @@
 
 #include <mpi.h>
 
-namespace fieldsync::mpi
+namespace fieldsync::halo
 {
+
+using mpi::MPIEnvironment;
+class Transport;
+
+/** @brief One message of one direction: the peer, the memory MPI reads or writes, its size. */
+struct Message
+{
+    int rank { -1 };        /**< peer rank in the communicator */
+    void* data { nullptr }; /**< memory MPI can reach (buffer, staging copy or the field) */
+    int bytes { 0 };        /**< bytes of the message */
+};
 
 /** @brief Where a communication buffer is in the seven steps. */
 enum class BufferState
@@ -28,22 +43,44 @@ enum class BufferState
 /** @brief The name of a BufferState, for messages. */
 [[nodiscard]] const char* toString(BufferState state) noexcept;
 
+using fieldsync::toString; // the core overloads (call sites) stay visible here
+
 /**
- * @brief The memory-space independent part of a HalfDuplexCommBuffer: the neighbours and their
- * slices (byte offsets), the claim state, the element type and the MPI requests of one
- * direction. Holds every guard rail; the template adds the bytes in a Kokkos memory space.
+ * @brief One direction of point-to-point communication, compiled once for every memory space:
+ * the neighbours and their slices (byte offsets), the claim state, the element type, the bytes
+ * (in the memory space of its SpaceOps, with a host staging copy when MPI cannot reach them)
+ * and the messages, moved by an exchange back end (Transport). Holds every guard rail;
+ * HalfDuplexCommBuffer<MemSpace> adds typed access to the bytes.
+ *
+ * Destroying it with messages in flight cancels and completes them before any memory is freed
+ * (memory MPI may still touch after a failed cancel is kept, not freed, and logged).
  */
 class CommBufferCore
 {
 public:
-    /** @brief An empty buffer without communicator. */
-    CommBufferCore() = default;
+    /** @brief An empty buffer without communicator, for memory of @p space. */
+    explicit CommBufferCore(const mpi::SpaceOps& space);
 
     /** @brief Dense form (seed): @p rankCommSize[r] values for every rank r of @p env. */
-    CommBufferCore(MPIEnvironment env, std::vector<std::size_t> rankCommSize);
+    CommBufferCore(
+        const mpi::SpaceOps& space, MPIEnvironment env, std::vector<std::size_t> rankCommSize
+    );
 
     /** @brief Sparse form: @p counts[k] values for neighbour @p ranks[k] (ascending ranks). */
-    CommBufferCore(MPIEnvironment env, std::vector<int> ranks, std::vector<std::size_t> counts);
+    CommBufferCore(
+        const mpi::SpaceOps& space,
+        MPIEnvironment env,
+        std::vector<int> ranks,
+        std::vector<std::size_t> counts
+    );
+
+    /** @brief Cancels and completes messages in flight, then frees the bytes. */
+    ~CommBufferCore();
+
+    CommBufferCore(const CommBufferCore&) = delete;
+    CommBufferCore& operator=(const CommBufferCore&) = delete;
+    CommBufferCore(CommBufferCore&&) = delete;
+    CommBufferCore& operator=(CommBufferCore&&) = delete;
 
     /** @brief Replaces the per-rank sizes (dense form); the buffer must be free. */
     void setCommRankSize(
@@ -116,42 +153,81 @@ public:
     [[nodiscard]] int selfSlot() const noexcept { return selfSlot_; }
 
     /**
-     * @brief MPI_Testall on this direction's requests; true when none is pending.
-     *
-     * For a receive (@p isReceive), each completed message's size (MPI_Get_count on a status
-     * array kept with the requests, no allocation) must be the expected byte count: a shorter
-     * message, or a longer one that MPI truncated (MPI_ERR_TRUNCATE), is a fieldsync::Error
-     * naming the buffer, the call site, the peer rank and both byte counts. The direction is
-     * complete when that error is thrown (its requests are done), so the buffer can still be
-     * finalised.
+     * @brief Claims the buffer under @p name for @p entryBytes bytes per counted entry of
+     * element type @p type; grows the bytes when needed (never shrinks; never while in flight).
      */
-    [[nodiscard]] bool testRequests(bool isReceive, const std::source_location& where);
+    void claimBytes(
+        std::string_view name,
+        const std::type_info& type,
+        std::size_t entryBytes,
+        const std::source_location& where
+    );
+
+    /** @brief Stages the messages through host memory (set when free or claimed). */
+    void setStaging(bool staging) noexcept { staging_ = staging; }
+
+    /** @brief Whether the messages go through host staging memory. */
+    [[nodiscard]] bool staging() const noexcept { return staging_; }
+
+    /**
+     * @brief The bytes of @p rank's slice (empty when @p rank is in range but no neighbour),
+     * for a claim of element type @p type, when claimed and not in flight.
+     * @throws Error when the state, the type or the rank is wrong.
+     */
+    [[nodiscard]] std::span<char>
+    slice(int rank, const std::type_info& type, const std::source_location& where);
+
+    /** @brief The bytes, in the buffer's memory space. */
+    [[nodiscard]] char* data() const noexcept { return storage_; }
+
+    /** @brief The memory space of the bytes. */
+    [[nodiscard]] const mpi::SpaceOps& space() const noexcept { return *space_; }
+
+    /** @brief Posts the sends (after staging them to the host when staged). */
+    void send(int tag, std::source_location where = std::source_location::current());
+
+    /** @brief Posts the receives. */
+    void receive(int tag, std::source_location where = std::source_location::current());
+
+    /**
+     * @brief Marks a started direction complete once its messages are done; a staged receive is
+     * copied back from the host. Returns true when complete.
+     *
+     * A received message of another size than expected (shorter, or longer and truncated by
+     * MPI) is a fieldsync::Error naming the buffer, the call site, the peer rank and both byte
+     * counts. The direction is complete when that error is thrown (its messages are done), so the
+     * buffer can still be finalised.
+     */
+    bool complete(bool isReceive, const std::source_location& where);
+
+    /** @brief Releases the claim; the buffer must not be in flight. */
+    void finaliseComm(std::source_location where = std::source_location::current());
+
+    /** @brief Sets the state after a local operation (a self copy completes at once). */
+    void markComplete() noexcept { state_ = BufferState::Complete; }
 
     /** @brief Whether a message of this claim failed (wrong size, MPI error); the claim is done. */
     [[nodiscard]] bool failed() const noexcept { return failed_; }
 
     /** @brief Messages posted by the last post (MPI messages only, no self copy). */
-    [[nodiscard]] std::size_t postedMessages() const noexcept { return requests_.size(); }
+    [[nodiscard]] std::size_t postedMessages() const noexcept;
 
     /** @brief Bytes posted by the last post (MPI messages only, no self copy). */
-    [[nodiscard]] std::size_t postedBytes() const noexcept { return postedBytes_; }
+    [[nodiscard]] std::size_t postedBytes() const noexcept;
 
     /**
      * @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated
-     * (MPI_Request_get_status: completes nothing, so no status is lost).
+     * (completes nothing, so no status is lost).
      */
-    [[nodiscard]] std::string describePending(bool isSend, const std::source_location& where);
+    [[nodiscard]] std::string describePending(const std::source_location& where);
 
-    /** @brief Frees persistent requests (inactive); logs and cancels active ones. */
-    void freeRequests() noexcept;
+    /**
+     * @brief Cancels and completes the messages in flight (logged), frees persistent requests.
+     * Returns false when a message could not be completed under the time-out.
+     */
+    bool cancelMessages() noexcept;
 
 protected:
-    ~CommBufferCore();
-    CommBufferCore(const CommBufferCore&) = delete;
-    CommBufferCore& operator=(const CommBufferCore&) = delete;
-    CommBufferCore(CommBufferCore&&) = delete;
-    CommBufferCore& operator=(CommBufferCore&&) = delete;
-
     /** @brief Claims the buffer: state, name, type and byte offsets; returns the bytes needed. */
     std::size_t claim(
         std::string_view name,
@@ -181,17 +257,20 @@ protected:
     /** @brief An empty name (what name() gives while free). */
     static const std::string& emptyName() noexcept;
 
-    /** @brief Posts the MPI operations of every non-self, non-empty slot from @p base. */
-    void post(bool isSend, char* base, int tag, const std::source_location& where);
+    /** @brief Posts the messages of every non-self, non-empty slot from @p base. */
+    void post(char* base, int tag, const std::source_location& where);
+
+    /** @brief Grows the host staging copy to the claim's bytes. */
+    void ensureStaging();
+
+    /** @brief Copies the bytes to the host staging copy (sends). */
+    void stageToHost();
+
+    /** @brief Copies the received bytes back from the host staging copy (not the self slot). */
+    void stageFromHost();
 
     /** @brief Throws an Error naming the buffer and the call. */
     [[noreturn]] void fail(const std::string& message, const std::source_location& where) const;
-
-    /** @brief Throws the Error for requests that MPI reports failed (MPI_ERR_IN_STATUS). */
-    [[noreturn]] void failStatuses(bool isReceive, int code, const std::source_location& where);
-
-    /** @brief Throws when a completed receive holds another byte count than expected. */
-    void checkReceivedCounts(const std::source_location& where);
 
     MPI_Comm comm_ { MPI_COMM_NULL };         /**< communicator the messages use */
     std::optional<MPIEnvironment> env_;       /**< keeps the communicator alive */
@@ -209,15 +288,16 @@ protected:
     std::vector<void*> direct_;                  /**< in-place pointers per neighbour or nullptr */
     std::size_t directCount_ { 0 };              /**< number of non-null direct_ */
     bool persistent_ { false };                  /**< persistent requests */
-    std::vector<MPI_Request> requests_;          /**< requests of the last post */
-    std::vector<int> requestRank_;               /**< peer of each request */
-    std::vector<void*> requestData_;    /**< memory of each request (persistent signature) */
-    std::vector<int> requestBytes_;     /**< bytes of each request */
-    std::vector<MPI_Status> statuses_;  /**< statuses of the last MPI_Testall */
-    std::size_t postedBytes_ { 0 };     /**< bytes of the requests */
-    bool failed_ { false };             /**< a message of this claim failed */
-    int requestTag_ { -1 };             /**< tag of the persistent requests */
-    bool requestsPersistent_ { false }; /**< requests_ are persistent handles */
+    const mpi::SpaceOps* space_;                 /**< memory space of the bytes */
+    char* storage_ { nullptr };                  /**< the bytes (in space_) */
+    std::size_t capacity_ { 0 };                 /**< bytes allocated at storage_ */
+    char* hostStorage_ { nullptr };              /**< host staging copy */
+    std::size_t hostCapacity_ { 0 };             /**< bytes allocated at hostStorage_ */
+    bool staging_ { false };                     /**< messages go through hostStorage_ */
+    bool isSend_ { false };                      /**< direction of the last post */
+    std::unique_ptr<Transport> transport_;       /**< the messages (point-to-point) */
+    std::vector<Message> messages_;              /**< this post's messages (kept: no allocation) */
+    bool failed_ { false };                      /**< a message of this claim failed */
 };
 
-} // namespace fieldsync::mpi
+} // namespace fieldsync::halo

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace fieldsync
+namespace fieldsync::halo
 {
 
 /**
@@ -34,4 +34,4 @@ struct ExchangeStats
     double unpackSeconds { 0.0 };      /**< unpacking the ghost cells and releasing */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::halo

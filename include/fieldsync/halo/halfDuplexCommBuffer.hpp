@@ -9,7 +9,7 @@
 #include <span>
 #include <type_traits>
 
-namespace fieldsync::mpi
+namespace fieldsync::halo
 {
 
 /**
@@ -26,6 +26,8 @@ namespace fieldsync::mpi
  * Guard rails (fieldsync::Error naming the buffer and the call, in every build type): claiming
  * a claimed buffer, getting a slice while in flight or with another type than the claim's (by
  * typeid), a rank out of range, posting twice, finalising while in flight.
+ *
+ * Everything but the typed access is compiled once in CommBufferCore.
  */
 template<typename MemSpace = Kokkos::HostSpace>
 class HalfDuplexCommBuffer : public CommBufferCore
@@ -39,14 +41,14 @@ public:
 
     /** @brief What get<T>() returns: a std::span on host memory, an unmanaged view otherwise. */
     template<typename T>
-    using Slice = std::conditional_t<hostAccessible<MemSpace>, std::span<T>, SliceView<T>>;
+    using Slice = std::conditional_t<mpi::hostAccessible<MemSpace>, std::span<T>, SliceView<T>>;
 
     /** @brief An empty buffer. */
-    HalfDuplexCommBuffer() = default;
+    HalfDuplexCommBuffer() : CommBufferCore(mpi::spaceOps<MemSpace>()) {}
 
     /** @brief Dense form (seed): @p rankCommSize[r] values for each rank r of @p env. */
     HalfDuplexCommBuffer(MPIEnvironment env, std::vector<std::size_t> rankCommSize)
-        : CommBufferCore(env, std::move(rankCommSize))
+        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(rankCommSize))
     {
     }
 
@@ -54,7 +56,7 @@ public:
     HalfDuplexCommBuffer(
         MPIEnvironment env, std::vector<int> ranks, std::vector<std::size_t> counts
     )
-        : CommBufferCore(env, std::move(ranks), std::move(counts))
+        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(ranks), std::move(counts))
     {
     }
 
@@ -72,47 +74,25 @@ public:
         static_assert(
             std::is_trivially_copyable_v<T>, "communication buffers hold trivially copyable types"
         );
-        const std::size_t bytes = claim(name, typeid(T), entriesPerCount * sizeof(T), where);
-        if (storage_.extent(0) < bytes)
-        {
-            storage_ = Kokkos::View<char*, MemSpace>(
-                Kokkos::view_alloc(Kokkos::WithoutInitializing, "fieldsync::commBuffer"), bytes
-            );
-        }
+        claimBytes(name, typeid(T), entriesPerCount * sizeof(T), where);
     }
-
-    /** @brief Stages the messages through host memory (set when free or claimed). */
-    void setStaging(bool staging) noexcept { staging_ = staging; }
-
-    /** @brief Whether the messages go through host staging memory. */
-    [[nodiscard]] bool staging() const noexcept { return staging_; }
 
     /** @brief The slice of @p rank (empty when @p rank is in range but no neighbour). */
     template<typename T>
     [[nodiscard]] Slice<T>
     get(int rank, std::source_location where = std::source_location::current())
     {
-        if (state_ != BufferState::Claimed && state_ != BufferState::Complete)
-        {
-            requireState(BufferState::Claimed, "get", where);
-        }
-        checkType(typeid(T), where);
-        const int k = slotOf(rank, where);
-        if (k < 0)
-        {
-            return Slice<T>();
-        }
-        const auto uk = static_cast<std::size_t>(k);
-        T* data = reinterpret_cast<T*>(storage_.data() + byteOffsetOf(uk));
-        const std::size_t n = bytesOf(uk) / sizeof(T);
-        if constexpr (hostAccessible<MemSpace>)
-        {
-            return std::span<T>(data, n);
-        }
-        else
-        {
-            return SliceView<T>(data, n);
-        }
+        return typedSlice<T>(*this, rank, where);
+    }
+
+    /** @brief The slice of @p rank in @p half, typed as @p T (checks as get()). */
+    template<typename T>
+    [[nodiscard]] static Slice<T>
+    typedSlice(CommBufferCore& half, int rank, const std::source_location& where)
+    {
+        const std::span<char> bytes = half.slice(rank, typeid(T), where);
+        T* first = reinterpret_cast<T*>(bytes.data());
+        return Slice<T>(first, bytes.size() / sizeof(T));
     }
 
     /** @brief All slices as one unmanaged view of @p T (for pack and unpack kernels). */
@@ -120,122 +100,8 @@ public:
     [[nodiscard]] SliceView<T> view(std::source_location where = std::source_location::current())
     {
         checkType(typeid(T), where);
-        return SliceView<T>(reinterpret_cast<T*>(storage_.data()), totalBytes() / sizeof(T));
+        return SliceView<T>(reinterpret_cast<T*>(data()), totalBytes() / sizeof(T));
     }
-
-    /** @brief Posts the sends (MPI_Isend, or MPI_Startall of persistent requests). */
-    void send(int tag, std::source_location where = std::source_location::current())
-    {
-        requireState(BufferState::Claimed, "send", where);
-        if (staging_)
-        {
-            stageToHost();
-        }
-        post(true, mpiBase(), tag, where);
-        state_ = BufferState::InFlight;
-    }
-
-    /** @brief Posts the receives (MPI_Irecv, or MPI_Startall of persistent requests). */
-    void receive(int tag, std::source_location where = std::source_location::current())
-    {
-        requireState(BufferState::Claimed, "receive", where);
-        ensureStaging();
-        post(false, mpiBase(), tag, where);
-        state_ = BufferState::InFlight;
-    }
-
-    /**
-     * @brief Marks a started direction complete once its requests are done (MPI_Testall); a
-     * staged receive is copied back from the host. Returns true when complete.
-     * @throws Error when a received message has another size than expected (see testRequests);
-     * the direction is complete then.
-     */
-    bool complete(bool isReceive, const std::source_location& where)
-    {
-        if (state_ == BufferState::Complete)
-        {
-            return true;
-        }
-        requireState(BufferState::InFlight, "complete", where);
-        if (!testRequests(isReceive, where))
-        {
-            return false;
-        }
-        if (isReceive && staging_)
-        {
-            stageFromHost();
-        }
-        state_ = BufferState::Complete;
-        return true;
-    }
-
-    /** @brief Releases the claim; the buffer must not be in flight. */
-    void finaliseComm(std::source_location where = std::source_location::current())
-    {
-        if (state_ == BufferState::InFlight)
-        {
-            requireState(BufferState::Complete, "finaliseComm", where);
-        }
-        state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
-        type_ = nullptr;
-    }
-
-    /** @brief Sets the state after a local operation (a self copy completes at once). */
-    void markComplete() noexcept { state_ = BufferState::Complete; }
-
-    /** @brief Sets the state to in flight without MPI (nothing to send on this side). */
-    void markInFlight() noexcept { state_ = BufferState::InFlight; }
-
-    /** @brief The bytes (in MemSpace). */
-    [[nodiscard]] char* data() const noexcept { return storage_.data(); }
-
-private:
-    void ensureStaging()
-    {
-        if (staging_ && hostStorage_.extent(0) < totalBytes())
-        {
-            hostStorage_ = Kokkos::View<char*, Kokkos::HostSpace>(
-                Kokkos::view_alloc(Kokkos::WithoutInitializing, "fieldsync::commStaging"),
-                totalBytes()
-            );
-        }
-    }
-
-    char* mpiBase() const noexcept { return staging_ ? hostStorage_.data() : storage_.data(); }
-
-    void stageToHost()
-    {
-        ensureStaging();
-        const std::pair<std::size_t, std::size_t> range { 0, totalBytes() };
-        Kokkos::deep_copy(Kokkos::subview(hostStorage_, range), Kokkos::subview(storage_, range));
-    }
-
-    void stageFromHost()
-    {
-        // everything but the self slice, which the local copy wrote on the device side
-        const int self = selfSlot();
-        std::size_t gapBegin { totalBytes() };
-        std::size_t gapEnd { totalBytes() };
-        if (self >= 0)
-        {
-            gapBegin = byteOffsetOf(static_cast<std::size_t>(self));
-            gapEnd = gapBegin + bytesOf(static_cast<std::size_t>(self));
-        }
-        for (const auto& range : { std::pair<std::size_t, std::size_t> { 0, gapBegin },
-                                   std::pair<std::size_t, std::size_t> { gapEnd, totalBytes() } })
-        {
-            if (range.first < range.second)
-            {
-                Kokkos::deep_copy(
-                    Kokkos::subview(storage_, range), Kokkos::subview(hostStorage_, range)
-                );
-            }
-        }
-    }
-
-    Kokkos::View<char*, MemSpace> storage_;              /**< the bytes */
-    Kokkos::View<char*, Kokkos::HostSpace> hostStorage_; /**< staging copy on the host */
-    bool staging_ { useStaging<MemSpace>() };            /**< stage via host */
 };
 
-} // namespace fieldsync::mpi
+} // namespace fieldsync::halo

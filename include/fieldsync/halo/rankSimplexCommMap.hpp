@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/localIndex.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
@@ -8,11 +10,8 @@
 #include <string_view>
 #include <vector>
 
-namespace fieldsync
+namespace fieldsync::halo
 {
-
-/** @brief Index of a cell in a rank's local field (owned cells and ghost cells). */
-using LocalIndex = std::int32_t;
 
 /**
  * @brief One direction (send or receive) of a halo pattern: for each neighbour rank, the ordered
@@ -128,7 +127,4 @@ private:
     LocalIndex maxIndex_ { -1 };             /**< largest index, -1 when empty */
 };
 
-/** @brief NeoN's later name of RankSimplexCommMap. */
-using CommMap = RankSimplexCommMap;
-
-} // namespace fieldsync
+} // namespace fieldsync::halo

@@ -3,6 +3,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
+#include <cstring>
+#include <typeinfo>
+
 namespace fieldsync::mpi
 {
 
@@ -48,6 +52,126 @@ template<typename MemorySpace>
     {
         return !gpuAwareMpi();
     }
+}
+
+/**
+ * @brief What compiled code needs of one Kokkos memory space, behind one interface: allocate and
+ * free bytes, copy them within the space and to and from the host, fence, and the staging rule.
+ *
+ * fieldsync erases types in one way throughout: an abstract interface with one final template
+ * implementation per type, whose instances live on the stack (a field during one call) or as a
+ * function-local static (a memory space, spaceOps<M>()). The compiled halo engine and the
+ * buffers hold `const SpaceOps&` and never instantiate a template per space themselves.
+ */
+class SpaceOps
+{
+public:
+    /** @brief The memory space's type (compared to tell spaces apart). */
+    [[nodiscard]] virtual const std::type_info& type() const noexcept = 0;
+
+    /** @brief The memory space's name (Kokkos' name()), for messages. */
+    [[nodiscard]] virtual const char* name() const noexcept = 0;
+
+    /** @brief Whether the host can dereference this space's memory. */
+    [[nodiscard]] virtual bool hostAccessible() const noexcept = 0;
+
+    /** @brief useStaging<M>(staging): whether MPI gets this space's memory through the host. */
+    [[nodiscard]] virtual bool useStaging(Staging staging) const = 0;
+
+    /** @brief @p bytes of uninitialised memory in this space (kokkos_malloc), labelled. */
+    [[nodiscard]] virtual void* allocate(std::size_t bytes, const char* label) const = 0;
+
+    /** @brief Frees memory of allocate(); nullptr does nothing. */
+    virtual void deallocate(void* data) const noexcept = 0;
+
+    /** @brief Copies @p bytes within this space. */
+    virtual void copy(void* to, const void* from, std::size_t bytes) const = 0;
+
+    /** @brief Copies @p bytes from this space to host memory, complete on return. */
+    virtual void toHost(void* host, const void* from, std::size_t bytes) const = 0;
+
+    /** @brief Copies @p bytes from host memory into this space, complete on return. */
+    virtual void fromHost(void* to, const void* host, std::size_t bytes) const = 0;
+
+protected:
+    ~SpaceOps() = default;
+};
+
+/** @brief The SpaceOps of @p MemorySpace (one static instance per space). */
+template<typename MemorySpace>
+const SpaceOps& spaceOps();
+
+namespace detail
+{
+/** @brief The one implementation of SpaceOps, for the Kokkos memory space @p M. */
+template<typename M>
+class SpaceOpsOf final : public SpaceOps
+{
+public:
+    const std::type_info& type() const noexcept override { return typeid(M); }
+    const char* name() const noexcept override { return M::name(); }
+    bool hostAccessible() const noexcept override { return fieldsync::mpi::hostAccessible<M>; }
+    bool useStaging(Staging staging) const override { return mpi::useStaging<M>(staging); }
+    void* allocate(std::size_t bytes, const char* label) const override
+    {
+        return Kokkos::kokkos_malloc<M>(label, bytes == 0 ? 1 : bytes);
+    }
+    void deallocate(void* data) const noexcept override
+    {
+        if (data != nullptr)
+        {
+            Kokkos::kokkos_free<M>(data);
+        }
+    }
+    void copy(void* to, const void* from, std::size_t bytes) const override
+    {
+        if constexpr (fieldsync::mpi::hostAccessible<M>)
+        {
+            std::memcpy(to, from, bytes);
+        }
+        else
+        {
+            Kokkos::deep_copy(bytesIn<M>(to, bytes), bytesIn<M>(from, bytes));
+        }
+    }
+    void toHost(void* host, const void* from, std::size_t bytes) const override
+    {
+        if constexpr (fieldsync::mpi::hostAccessible<M>)
+        {
+            std::memcpy(host, from, bytes);
+        }
+        else
+        {
+            Kokkos::deep_copy(bytesIn<Kokkos::HostSpace>(host, bytes), bytesIn<M>(from, bytes));
+        }
+    }
+    void fromHost(void* to, const void* host, std::size_t bytes) const override
+    {
+        if constexpr (fieldsync::mpi::hostAccessible<M>)
+        {
+            std::memcpy(to, host, bytes);
+        }
+        else
+        {
+            Kokkos::deep_copy(bytesIn<M>(to, bytes), bytesIn<Kokkos::HostSpace>(host, bytes));
+        }
+    }
+
+private:
+    template<typename S>
+    static Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+    bytesIn(const void* data, std::size_t bytes)
+    {
+        return { static_cast<char*>(const_cast<void*>(data)), bytes };
+    }
+};
+} // namespace detail
+
+template<typename MemorySpace>
+const SpaceOps& spaceOps()
+{
+    static const detail::SpaceOpsOf<MemorySpace> ops;
+    return ops;
 }
 
 } // namespace fieldsync::mpi

@@ -50,8 +50,8 @@ public:
         std::vector<int> ghostLayers,
         std::vector<std::size_t> ownedOffsets,
         std::vector<LocalIndex> ownedNeighbours,
-        RankSimplexCommMap sendMap,
-        RankSimplexCommMap receiveMap,
+        halo::RankSimplexCommMap sendMap,
+        halo::RankSimplexCommMap receiveMap,
         std::size_t directoryEntries
     );
 
@@ -99,10 +99,13 @@ public:
     [[nodiscard]] std::span<const LocalIndex> boundaryCells() const noexcept { return boundary_; }
 
     /** @brief Per neighbour rank: the owned cells it needs (ordered by global id). */
-    [[nodiscard]] const RankSimplexCommMap& sendMap() const noexcept { return sendMap_; }
+    [[nodiscard]] const halo::RankSimplexCommMap& sendMap() const noexcept { return sendMap_; }
 
     /** @brief Per neighbour rank: the ghost cells its values land in (ordered by global id). */
-    [[nodiscard]] const RankSimplexCommMap& receiveMap() const noexcept { return receiveMap_; }
+    [[nodiscard]] const halo::RankSimplexCommMap& receiveMap() const noexcept
+    {
+        return receiveMap_;
+    }
 
     /** @brief Owner-directory entries this rank kept during the build (set-up memory). */
     [[nodiscard]] std::size_t directoryEntries() const noexcept { return directoryEntries_; }
@@ -119,8 +122,8 @@ private:
     std::vector<LocalIndex> ownedNeighbours_;     /**< CSR neighbours, local indices */
     std::vector<LocalIndex> interior_;            /**< owned cells without ghost neighbours */
     std::vector<LocalIndex> boundary_;            /**< owned cells with a ghost neighbour */
-    RankSimplexCommMap sendMap_;                  /**< send direction */
-    RankSimplexCommMap receiveMap_;               /**< receive direction */
+    halo::RankSimplexCommMap sendMap_;            /**< send direction */
+    halo::RankSimplexCommMap receiveMap_;         /**< receive direction */
     std::size_t directoryEntries_ { 0 };          /**< set-up directory size */
 };
 

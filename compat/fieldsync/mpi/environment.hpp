@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The seed's environment header: MPIInit and MPIEnvironment.
+// The seed's environment header (NeoN/core/mpi/environment.hpp): MPIInit and MPIEnvironment.
+// Canonical headers: fieldsync/mpi/mpiInit.hpp, fieldsync/mpi/mpiEnvironment.hpp.
 #pragma once
 
 #include "fieldsync/mpi/mpiEnvironment.hpp"

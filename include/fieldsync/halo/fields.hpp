@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+// The type-erased description of the fields of one exchange: the only per-type code of the
+// Communicator (doc/architecture.md, "One halo exchange").
+#pragma once
+
+#include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/packKernels.hpp"
+#include "fieldsync/halo/reverseOp.hpp"
+#include "fieldsync/mpi/memorySpace.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <typeinfo>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief What the unpack of one field relies on: memory, extents, strides, layout and value
+ * type. Kept at start and compared at finalise, so that a finalise on another field (another
+ * view over the same pointer included) is an Error, never a write past the field.
+ */
+struct FieldShape
+{
+    const void* data { nullptr };                     /**< first value */
+    std::size_t cells { 0 };                          /**< extent 0 */
+    std::size_t components { 1 };                     /**< extent 1 (1 for rank 1) */
+    std::size_t cellStride { 1 };                     /**< stride 0, in values */
+    std::size_t componentStride { 1 };                /**< stride 1, in values (1 for rank 1) */
+    const std::type_info* viewType { &typeid(void) }; /**< value type, layout and memory space */
+
+    /** @brief Whether two shapes describe the same field. */
+    [[nodiscard]] bool operator==(const FieldShape& other) const noexcept
+    {
+        return data == other.data && cells == other.cells && components == other.components &&
+               cellStride == other.cellStride && componentStride == other.componentStride &&
+               *viewType == *other.viewType;
+    }
+
+    /** @brief Whether cell i's components are at data + i * components (rows contiguous). */
+    [[nodiscard]] bool rowsContiguous() const noexcept
+    {
+        return componentStride == 1 && cellStride == components;
+    }
+};
+
+/**
+ * @brief The fields of one exchange (one or several views of one type), type-erased: shapes,
+ * value type, memory space, and the pack, unpack and fence operations instantiated for the view
+ * type. Built on the caller's stack by the Communicator's templates (ViewFields) for the length
+ * of one call; the compiled engine uses nothing else of the fields.
+ */
+class Fields
+{
+public:
+    /** @brief Number of fields. */
+    [[nodiscard]] virtual std::size_t count() const noexcept = 0;
+
+    /** @brief The shape of field @p f. */
+    [[nodiscard]] virtual FieldShape shape(std::size_t f) const noexcept = 0;
+
+    /** @brief The value type. */
+    [[nodiscard]] virtual const std::type_info& valueType() const noexcept = 0;
+
+    /** @brief Bytes of one value. */
+    [[nodiscard]] virtual std::size_t valueSize() const noexcept = 0;
+
+    /** @brief Whether the value type is arithmetic (combining reverse ops need it). */
+    [[nodiscard]] virtual bool arithmetic() const noexcept = 0;
+
+    /** @brief The memory space of the fields. */
+    [[nodiscard]] virtual const mpi::SpaceOps& space() const noexcept = 0;
+
+    /**
+     * @brief Packs cells idx[begin, end) of field @p f into @p buffer (bytes in the fields'
+     * space) at value (i * stride + offset + c); a plain copy where the cells are one run from
+     * @p runStart (>= 0) of a rank-1 field.
+     */
+    virtual void pack(
+        std::size_t f,
+        const LocalIndex* idx,
+        char* buffer,
+        std::size_t begin,
+        std::size_t end,
+        std::size_t stride,
+        std::size_t offset,
+        LocalIndex runStart
+    ) const = 0;
+
+    /** @brief Combines buffer values into cells idx[begin, end) of field @p f with @p op. */
+    virtual void unpack(
+        std::size_t f,
+        const LocalIndex* idx,
+        const char* buffer,
+        std::size_t begin,
+        std::size_t end,
+        std::size_t stride,
+        std::size_t offset,
+        ReverseOp op
+    ) const = 0;
+
+    /** @brief Waits for the fields' execution space (nothing for synchronous host spaces). */
+    virtual void fence() const = 0;
+
+protected:
+    ~Fields() = default;
+};
+
+/** @brief The Fields of views of type @p V (rank 1 or 2); holds the caller's views by reference. */
+template<typename V>
+class ViewFields final : public Fields
+{
+public:
+    using T = typename V::non_const_value_type; /**< value type */
+    using MemSpace = typename V::memory_space;  /**< memory space */
+    using Exec = typename V::execution_space;   /**< execution space of the kernels */
+
+    static_assert(std::is_trivially_copyable_v<T>, "halo fields hold trivially copyable values");
+    static_assert(!std::is_const_v<typename V::value_type>, "halo fields must be writable");
+
+    /** @brief The fields @p views (which must outlive this object). */
+    explicit ViewFields(std::span<const V> views) noexcept : views_(views) {}
+
+    std::size_t count() const noexcept override { return views_.size(); }
+
+    FieldShape shape(std::size_t f) const noexcept override
+    {
+        const V& v = views_[f];
+        FieldShape s { v.data(), v.extent(0), componentsOf(v), v.stride(0), 1, &typeid(Plain) };
+        if constexpr (viewRank<V> == 2)
+        {
+            s.componentStride = v.stride(1);
+        }
+        return s;
+    }
+
+    const std::type_info& valueType() const noexcept override { return typeid(T); }
+
+    std::size_t valueSize() const noexcept override { return sizeof(T); }
+
+    bool arithmetic() const noexcept override { return std::is_arithmetic_v<T>; }
+
+    const mpi::SpaceOps& space() const noexcept override { return mpi::spaceOps<MemSpace>(); }
+
+    void pack(
+        std::size_t f,
+        const LocalIndex* idx,
+        char* buffer,
+        std::size_t begin,
+        std::size_t end,
+        std::size_t stride,
+        std::size_t offset,
+        LocalIndex runStart
+    ) const override
+    {
+        packNeighbour(
+            views_[f],
+            valuesAt(buffer, end, stride),
+            indices(idx, end),
+            begin,
+            end,
+            stride,
+            offset,
+            runStart
+        );
+    }
+
+    void unpack(
+        std::size_t f,
+        const LocalIndex* idx,
+        const char* buffer,
+        std::size_t begin,
+        std::size_t end,
+        std::size_t stride,
+        std::size_t offset,
+        ReverseOp op
+    ) const override
+    {
+        halo::unpack(
+            views_[f],
+            valuesAt(const_cast<char*>(buffer), end, stride),
+            indices(idx, end),
+            begin,
+            end,
+            stride,
+            offset,
+            op
+        );
+    }
+
+    void fence() const override
+    {
+        if constexpr (!synchronousHost<Exec>)
+        {
+            Exec().fence();
+        }
+    }
+
+private:
+    using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    /** @brief What the unpack relies on of V: value type, rank, layout, memory space. */
+    using Plain = Kokkos::View<typename V::non_const_data_type, typename V::array_layout, MemSpace>;
+
+    static Kokkos::View<T*, MemSpace, Unmanaged>
+    valuesAt(char* buffer, std::size_t end, std::size_t stride)
+    {
+        return Kokkos::View<T*, MemSpace, Unmanaged>(reinterpret_cast<T*>(buffer), end * stride);
+    }
+
+    static Kokkos::View<const LocalIndex*, MemSpace, Unmanaged>
+    indices(const LocalIndex* idx, std::size_t end)
+    {
+        return Kokkos::View<const LocalIndex*, MemSpace, Unmanaged>(idx, end);
+    }
+
+    std::span<const V> views_; /**< the caller's views */
+};
+
+} // namespace fieldsync::halo

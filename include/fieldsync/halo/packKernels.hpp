@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// The pack and unpack kernels of the halo exchange (Kokkos kernels in the field's execution space).
+#pragma once
+
+#include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/reverseOp.hpp"
+#include "fieldsync/mpi/memorySpace.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace fieldsync::halo
+{
+
+/** @brief The rank (number of dimensions) of a Kokkos view type, as an int. */
+template<typename V>
+inline constexpr int viewRank = static_cast<int>(V::rank);
+
+/**
+ * @brief Whether kernels of @p Exec run to completion in the calling thread before
+ * parallel_for returns (Serial, OpenMP), so its work needs no fence and the host may copy its
+ * memory with std::memcpy right away.
+ */
+template<typename Exec>
+inline constexpr bool synchronousHost = false;
+#ifdef KOKKOS_ENABLE_SERIAL
+template<>
+inline constexpr bool synchronousHost<Kokkos::Serial> = true;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+template<>
+inline constexpr bool synchronousHost<Kokkos::OpenMP> = true;
+#endif
+
+/** @brief Components per cell of a rank-1 or rank-2 view. */
+template<typename V>
+std::size_t componentsOf(const V& view)
+{
+    if constexpr (viewRank<V> == 2)
+    {
+        return view.extent(1);
+    }
+    else
+    {
+        return 1;
+    }
+}
+
+/**
+ * @brief The kernel labels as strings made once: Kokkos takes a label as std::string, and
+ * "fieldsync::unpack" is too long for the small-string buffer (one allocation per launch).
+ */
+inline const std::string& packLabel()
+{
+    static const std::string label { "fieldsync::pack" };
+    return label;
+}
+
+/** @brief See packLabel(). */
+inline const std::string& unpackLabel()
+{
+    static const std::string label { "fieldsync::unpack" };
+    return label;
+}
+
+/**
+ * @brief Component @p c of cell @p cell of a rank-1 (@p c is 0) or rank-2 view. Kernels use it
+ * instead of an `if constexpr` on the rank: nvcc rejects an extended lambda whose first use of a
+ * captured variable is inside a constexpr-if branch.
+ */
+template<typename V, typename I>
+KOKKOS_INLINE_FUNCTION decltype(auto) cellAt(const V& field, const I cell, const std::size_t c)
+{
+    if constexpr (viewRank<V> == 1)
+    {
+        (void)c;
+        return field(cell);
+    }
+    else
+    {
+        return field(cell, c);
+    }
+}
+
+/** @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c). */
+template<typename V, typename B, typename I>
+void pack(
+    const V& field,
+    const B& buffer,
+    const I& idx,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t stride,
+    std::size_t offset
+)
+{
+    using Exec = typename V::execution_space;
+    const std::size_t comps = componentsOf(field);
+    Kokkos::parallel_for(
+        packLabel(),
+        Kokkos::RangePolicy<Exec>(
+            Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
+        ),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+            const auto cell = idx(i);
+            const std::size_t at = static_cast<std::size_t>(i) * stride + offset;
+            // a rank-1 field has one component: a constant, so the loop folds away
+            const std::size_t n = viewRank<V> == 1 ? std::size_t { 1 } : comps;
+            for (std::size_t c = 0; c < n; ++c)
+            {
+                buffer(at + c) = cellAt(field, cell, c);
+            }
+        }
+    );
+}
+
+/**
+ * @brief Packs neighbour cells idx(begin..end): a plain copy when they are one run starting at
+ * @p runStart in a rank-1 field and the buffer holds only this field (std::memcpy when the
+ * field's execution space is a synchronous host space, else Kokkos::deep_copy in that space),
+ * else the indexed kernel.
+ */
+template<typename V, typename B, typename I>
+void packNeighbour(
+    const V& field,
+    const B& buffer,
+    const I& idx,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t stride,
+    std::size_t offset,
+    LocalIndex runStart
+)
+{
+    if constexpr (viewRank<V> == 1)
+    {
+        if (runStart >= 0 && stride == 1 && field.stride(0) == 1)
+        {
+            using Exec = typename V::execution_space;
+            using T = typename V::non_const_value_type;
+            const auto first = static_cast<std::size_t>(runStart);
+            if constexpr (synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
+            {
+                // deep_copy's fixed cost is larger than a copy of a few KiB
+                std::memcpy(buffer.data() + begin, field.data() + first, (end - begin) * sizeof(T));
+            }
+            else
+            {
+                Kokkos::deep_copy(
+                    Exec(),
+                    Kokkos::subview(buffer, std::pair<std::size_t, std::size_t> { begin, end }),
+                    Kokkos::subview(
+                        field, std::pair<std::size_t, std::size_t> { first, first + (end - begin) }
+                    )
+                );
+            }
+            return;
+        }
+    }
+    pack(field, buffer, idx, begin, end, stride, offset);
+}
+
+/** @brief Combines buffer values into field cells idx(begin..end) with @p op. */
+template<typename V, typename B, typename I>
+void unpack(
+    const V& field,
+    const B& buffer,
+    const I& idx,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t stride,
+    std::size_t offset,
+    ReverseOp op
+)
+{
+    using Exec = typename V::execution_space;
+    using T = typename V::non_const_value_type;
+    const std::size_t comps = componentsOf(field);
+    Kokkos::parallel_for(
+        unpackLabel(),
+        Kokkos::RangePolicy<Exec>(
+            Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
+        ),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+            const auto cell = idx(i);
+            const std::size_t at = static_cast<std::size_t>(i) * stride + offset;
+            for (std::size_t c = 0; c < comps; ++c)
+            {
+                T* target = &cellAt(field, cell, c);
+                const T value = buffer(at + c);
+                if (op == ReverseOp::Replace)
+                {
+                    *target = value;
+                }
+                else if constexpr (std::is_arithmetic_v<T>)
+                {
+                    if (op == ReverseOp::Sum)
+                    {
+                        *target += value;
+                    }
+                    else if (op == ReverseOp::Max)
+                    {
+                        *target = *target < value ? value : *target;
+                    }
+                    else
+                    {
+                        *target = value < *target ? value : *target;
+                    }
+                }
+            }
+        }
+    );
+}
+
+} // namespace fieldsync::halo

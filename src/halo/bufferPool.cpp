@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "bufferPool.hpp"
+
+#include <utility>
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+/** @brief The neighbours of @p map and their cell counts. */
+std::pair<std::vector<int>, std::vector<std::size_t>> sizesOf(const RankSimplexCommMap& map)
+{
+    std::vector<int> ranks(map.neighbours().begin(), map.neighbours().end());
+    std::vector<std::size_t> counts(ranks.size());
+    for (std::size_t k = 0; k < ranks.size(); ++k)
+    {
+        counts[k] = map.offsets()[k + 1] - map.offsets()[k];
+    }
+    return { std::move(ranks), std::move(counts) };
+}
+} // namespace
+
+std::size_t BufferPool::acquire(
+    const mpi::SpaceOps& space,
+    bool reverse,
+    const void* owner,
+    std::size_t last,
+    const mpi::MPIEnvironment& env,
+    const RankSimplexCommMap& from,
+    const RankSimplexCommMap& to
+)
+{
+    constexpr std::size_t none = static_cast<std::size_t>(-1);
+    std::size_t chosen { none };
+    if (last < entries_.size() && fits(entries_[last], space, reverse))
+    {
+        chosen = last;
+    }
+    // a free buffer nobody else used first (keeps other keys' persistent requests), then any
+    for (int pass = 0; pass < 2 && chosen == none; ++pass)
+    {
+        for (std::size_t i = 0; i < entries_.size() && chosen == none; ++i)
+        {
+            const Entry& e = entries_[i];
+            if (fits(e, space, reverse) &&
+                (pass == 1 || e.lastOwner == nullptr || e.lastOwner == owner))
+            {
+                chosen = i;
+            }
+        }
+    }
+    if (chosen == none)
+    {
+        auto [fromRanks, fromCounts] = sizesOf(from);
+        auto [toRanks, toCounts] = sizesOf(to);
+        entries_.push_back(Entry { &space,
+                                   reverse,
+                                   false,
+                                   nullptr,
+                                   std::make_unique<DuplexBuffer>(
+                                       space,
+                                       env,
+                                       std::move(fromRanks),
+                                       std::move(fromCounts),
+                                       std::move(toRanks),
+                                       std::move(toCounts)
+                                   ) });
+        chosen = entries_.size() - 1;
+    }
+    entries_[chosen].claimed = true;
+    entries_[chosen].lastOwner = owner;
+    return chosen;
+}
+
+IndexCache::~IndexCache()
+{
+    for (const Entry& e : entries_)
+    {
+        e.space->deallocate(const_cast<LocalIndex*>(e.arrays.send));
+        e.space->deallocate(const_cast<LocalIndex*>(e.arrays.receive));
+    }
+}
+
+const LocalIndex* IndexCache::copy(const mpi::SpaceOps& space, const RankSimplexCommMap& map)
+{
+    const std::size_t bytes = map.totalSize() * sizeof(LocalIndex);
+    auto* data = static_cast<LocalIndex*>(space.allocate(bytes, "fieldsync::mapIndices"));
+    if (bytes > 0)
+    {
+        space.fromHost(data, map.indices().data(), bytes);
+    }
+    return data;
+}
+
+const IndexArrays& IndexCache::get(
+    const mpi::SpaceOps& space, const RankSimplexCommMap& send, const RankSimplexCommMap& receive
+)
+{
+    for (const Entry& e : entries_)
+    {
+        if (e.space == &space)
+        {
+            return e.arrays;
+        }
+    }
+    entries_.push_back(Entry { &space, IndexArrays { copy(space, send), copy(space, receive) } });
+    return entries_.back().arrays;
+}
+
+} // namespace fieldsync::halo

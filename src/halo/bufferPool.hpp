@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// Internal: the Communicator's buffers and index arrays, per memory space.
+#pragma once
+
+#include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/duplexBuffer.hpp"
+#include "fieldsync/halo/rankSimplexCommMap.hpp"
+#include "fieldsync/mpi/memorySpace.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <vector>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief The Communicator's buffers: DuplexBuffers per memory space and direction, claimed by
+ * one exchange at a time; grows only when every fitting buffer is claimed. An exchange gets the
+ * buffer it used last when free (its persistent requests stay valid), else one nobody else used.
+ */
+class BufferPool
+{
+public:
+    /**
+     * @brief A free buffer in @p space for an exchange @p owner (forward or @p reverse), its
+     * last entry @p last tried first; a new one sized by @p from and @p to when none is free.
+     * Returns the entry index; the entry is claimed.
+     */
+    std::size_t acquire(
+        const mpi::SpaceOps& space,
+        bool reverse,
+        const void* owner,
+        std::size_t last,
+        const mpi::MPIEnvironment& env,
+        const RankSimplexCommMap& from,
+        const RankSimplexCommMap& to
+    );
+
+    /** @brief The buffer of entry @p i. */
+    [[nodiscard]] DuplexBuffer& operator[](std::size_t i) { return *entries_[i].buffer; }
+
+    /** @brief Frees entry @p i for other exchanges. */
+    void release(std::size_t i) noexcept { entries_[i].claimed = false; }
+
+    /** @brief Number of buffers. */
+    [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+
+private:
+    struct Entry
+    {
+        const mpi::SpaceOps* space { nullptr }; /**< memory space of the buffer */
+        bool reverse { false };                 /**< configured for reverse exchanges */
+        bool claimed { false };                 /**< in use by an exchange */
+        const void* lastOwner { nullptr };      /**< exchange that used it last */
+        std::unique_ptr<DuplexBuffer> buffer;   /**< the buffer */
+    };
+
+    bool fits(const Entry& e, const mpi::SpaceOps& space, bool reverse) const noexcept
+    {
+        return !e.claimed && e.space == &space && e.reverse == reverse;
+    }
+
+    std::deque<Entry> entries_; /**< the buffers */
+};
+
+/** @brief The send and receive map indices in one memory space (for pack and unpack kernels). */
+struct IndexArrays
+{
+    const LocalIndex* send { nullptr };    /**< send map indices */
+    const LocalIndex* receive { nullptr }; /**< receive map indices */
+};
+
+/** @brief The map indices per memory space, copied there on first use and kept. */
+class IndexCache
+{
+public:
+    IndexCache() = default;
+    ~IndexCache();
+    IndexCache(const IndexCache&) = delete;
+    IndexCache& operator=(const IndexCache&) = delete;
+    IndexCache(IndexCache&&) = delete;
+    IndexCache& operator=(IndexCache&&) = delete;
+
+    /** @brief The arrays of @p send and @p receive in @p space. */
+    const IndexArrays&
+    get(const mpi::SpaceOps& space,
+        const RankSimplexCommMap& send,
+        const RankSimplexCommMap& receive);
+
+private:
+    struct Entry
+    {
+        const mpi::SpaceOps* space { nullptr }; /**< memory space of the arrays */
+        IndexArrays arrays;                     /**< the arrays */
+    };
+
+    static const LocalIndex* copy(const mpi::SpaceOps& space, const RankSimplexCommMap& map);
+
+    std::deque<Entry> entries_; /**< one per memory space (stable addresses) */
+};
+
+} // namespace fieldsync::halo

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Internal: everything a Communicator holds, and the named steps of one exchange.
+#pragma once
+
+#include "bufferPool.hpp"
+#include "exchange.hpp"
+
+#include "fieldsync/halo/communicator.hpp"
+
+#include <deque>
+#include <optional>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
+ * and exchanges and buffers never move). Its member functions are the steps of an exchange:
+ * start = validate, begin, claim, bindInPlace, post receives, pack, post sends, markStarted;
+ * finish = find, checkSameFields, waitFor, unpack, release.
+ */
+class CommunicatorState
+{
+public:
+    /** @brief Duplicates @p env's communicator and checks the maps (collective). */
+    CommunicatorState(
+        const mpi::MPIEnvironment& env,
+        RankSimplexCommMap sendMap,
+        RankSimplexCommMap receiveMap,
+        const std::source_location& where
+    );
+
+    /** @brief Logs the exchanges in flight; the pool then cancels their messages. */
+    ~CommunicatorState();
+
+    CommunicatorState(const CommunicatorState&) = delete;
+    CommunicatorState& operator=(const CommunicatorState&) = delete;
+    CommunicatorState(CommunicatorState&&) = delete;
+    CommunicatorState& operator=(CommunicatorState&&) = delete;
+
+    // --- start (exchangeSteps.cpp) ---
+    /** @brief Starts @p fields under @p key (the whole start: the steps below). */
+    void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
+    /** @brief Checks the fields against the maps and the op; returns values per cell. */
+    std::size_t
+    validate(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op) const;
+    /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
+    Exchange& begin(const CommKey& key, bool reverse);
+    /** @brief Claims a pool buffer for @p exchange and sets it up for @p fields. */
+    DuplexBuffer& claim(Exchange& exchange, const Fields& fields, std::size_t stride);
+    /** @brief Lets contiguous neighbours go to MPI from and into the field directly. */
+    void bindInPlace(
+        const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
+    );
+    /** @brief Packs what does not go in place; fences; returns the pack seconds. */
+    double packSends(
+        const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
+    );
+    /** @brief After an Error during start: frees what the start claimed. */
+    void abandon(Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where);
+    /** @brief Records the fields and the telemetry of a started exchange. */
+    void markStarted(
+        Exchange& exchange,
+        DuplexBuffer& buffer,
+        const Fields& fields,
+        std::int64_t startTime,
+        double packSeconds
+    );
+
+    // --- finish (exchangeSteps.cpp) ---
+    /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
+    void finish(const Fields& fields, Exchange& exchange, const std::source_location& where);
+    /** @brief Throws unless @p fields are the fields started (shape by shape). */
+    void checkSameFields(
+        const Exchange& exchange, const Fields& fields, const std::source_location& where
+    ) const;
+    /** @brief Unpacks what did not arrive in place; returns whether anything was unpacked. */
+    bool unpackReceives(const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields);
+    /** @brief Frees the exchange's buffer; the exchange is no longer in flight. */
+    void release(Exchange& exchange);
+
+    // --- test and wait (communicator.cpp) ---
+    /** @brief Tests @p exchange (releases it after a failed receive). */
+    bool test(Exchange& exchange, const std::source_location& where);
+    /** @brief Waits for @p exchange (releases it after a failed receive). */
+    void wait(Exchange& exchange, const std::source_location& where);
+    /** @brief After an Error from a test or wait: releases a failed exchange. */
+    void releaseAfterFailure(Exchange& exchange, const std::source_location& where);
+
+    // --- lookups (communicator.cpp) ---
+    /** @brief The exchange of @p key in flight. */
+    Exchange& byKey(const CommKey& key, bool reverse);
+    /** @brief The one exchange in flight holding the field at @p data. */
+    Exchange&
+    byField(const void* data, const std::source_location& where, std::optional<bool> reverse);
+    /** @brief The keys in flight, for messages. */
+    std::string describeInFlight() const;
+    /** @brief The wait policy in force. */
+    const mpi::WaitPolicy& policy() const noexcept { return policy_ ? *policy_ : envPolicy_; }
+    /** @brief A telemetry stamp (0 when timing is off). */
+    std::int64_t stamp() const noexcept;
+    /** @brief Seconds between two stamps. */
+    double secondsBetween(std::int64_t from, std::int64_t to) const noexcept
+    {
+        return static_cast<double>(to - from) * secondsPerTick_;
+    }
+
+    mpi::MPIEnvironment env_;               /**< the duplicated communicator */
+    RankSimplexCommMap sendMap_;            /**< cells sent to each neighbour */
+    RankSimplexCommMap receiveMap_;         /**< ghost cells received from each */
+    bool sendRepeats_ { false };            /**< send map repeats a cell per neighbour */
+    std::size_t maxCells_ { 0 };            /**< most cells of one neighbour, either map */
+    std::deque<Exchange> exchanges_;        /**< every key seen (stable addresses) */
+    Exchange* last_ { nullptr };            /**< the key started last (no scan when restarted) */
+    std::size_t inFlight_ { 0 };            /**< exchanges in flight (no tag scan when none) */
+    IndexCache indices_;                    /**< map indices per memory space */
+    BufferPool pool_;                       /**< the buffers (destroyed first: cancels) */
+    std::optional<mpi::WaitPolicy> policy_; /**< time-out policy override */
+    mpi::WaitPolicy envPolicy_;             /**< the environment's policy at construction */
+    static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
+    std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
+    mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
+    bool inPlace_ { true };                       /**< in-place contiguous neighbours */
+    bool timing_ { true };                        /**< telemetry reads the clock */
+    bool tsc_ { false };                          /**< stamps read the time-stamp counter */
+    double secondsPerTick_ { 1e-9 };              /**< seconds per stamp tick */
+};
+
+} // namespace fieldsync::halo

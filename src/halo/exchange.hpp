@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Internal: the state of one key of a Communicator.
+#pragma once
+
+#include "fieldsync/core/commKey.hpp"
+#include "fieldsync/halo/exchangeStats.hpp"
+#include "fieldsync/halo/fields.hpp"
+#include "fieldsync/halo/reverseOp.hpp"
+
+#include <cstddef>
+#include <source_location>
+#include <vector>
+
+namespace fieldsync::halo
+{
+
+/** @brief One exchange of a Communicator: a key, its tag and its state. */
+struct Exchange
+{
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1); /**< no pool entry */
+
+    CommKey key;                         /**< the key (its name is built only for messages) */
+    std::source_location where;          /**< call site of the last start */
+    int tag { 0 };                       /**< MPI tag */
+    bool reverse { false };              /**< a reverse exchange */
+    ReverseOp op { ReverseOp::Replace }; /**< combine op (reverse) */
+    bool inFlight { false };             /**< started and not finalised */
+    std::vector<FieldShape> fields;      /**< the fields in flight, as started */
+    std::size_t buffer { npos };         /**< pool entry in use */
+    std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
+    ExchangeStats stats;                 /**< telemetry of this key */
+};
+
+} // namespace fieldsync::halo

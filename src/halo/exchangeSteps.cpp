@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+// The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
+// run: start = validate, begin, claim, bindInPlace, post receives, packSends, post sends,
+// markStarted; finish = checkSameFields, wait, unpackReceives, release.
+#include "communicatorState.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/tag.hpp"
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
+
+/** @brief Number of neighbours of @p map with at least one cell. */
+std::size_t nonEmpty(const RankSimplexCommMap& map) noexcept
+{
+    std::size_t n { 0 };
+    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+    {
+        n += map.offsets()[k] < map.offsets()[k + 1] ? 1 : 0;
+    }
+    return n;
+}
+
+/** @brief Whether some non-empty neighbour of @p map does not go in place in @p half. */
+bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map) noexcept
+{
+    if (map.totalSize() == 0)
+    {
+        return false;
+    }
+    std::size_t direct { 0 };
+    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+    {
+        direct += half.isDirect(k) ? 1 : 0;
+    }
+    return !half.anyDirect() || direct < nonEmpty(map);
+}
+} // namespace
+
+void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+{
+    const auto startTime = stamp();
+    const std::size_t stride = validate(fields, key, reverse, op);
+    Exchange& exchange = begin(key, reverse);
+    exchange.op = op;
+    DuplexBuffer& buffer = claim(exchange, fields, stride);
+    double packSeconds { 0.0 };
+    try
+    {
+        bindInPlace(exchange, buffer, fields, stride);
+        buffer.startReceives(key.where());
+        packSeconds = packSends(exchange, buffer, fields, stride);
+        buffer.startSends(key.where());
+    }
+    catch (...)
+    {
+        abandon(exchange, buffer, key.where());
+        throw;
+    }
+    exchange.where = key.where();
+    markStarted(exchange, buffer, fields, startTime, packSeconds);
+}
+
+std::size_t CommunicatorState::validate(
+    const Fields& fields, const CommKey& key, bool reverse, ReverseOp op
+) const
+{
+    const std::source_location& where = key.where();
+    FIELDSYNC_CHECK_AT(fields.count() > 0, "startComm: no fields", where);
+    std::size_t stride { 0 };
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        const FieldShape shape = fields.shape(f);
+        const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
+        if (largest >= 0 && static_cast<std::size_t>(largest) >= shape.cells)
+        {
+            sendMap_.validateFieldSize(shape.cells, "Communicator: send map", where);
+            receiveMap_.validateFieldSize(shape.cells, "Communicator: receive map", where);
+        }
+        stride += shape.components;
+    }
+    if (reverse && op != ReverseOp::Replace)
+    {
+        FIELDSYNC_CHECK_AT(
+            fields.arithmetic(),
+            std::string("startReverse: op ") + toString(op) + " needs an arithmetic value type",
+            where
+        );
+        FIELDSYNC_CHECK_AT(
+            !sendRepeats_,
+            "startReverse: the send map lists a cell twice for one neighbour, so a combining "
+            "reverse exchange would race",
+            where
+        );
+    }
+    return stride;
+}
+
+Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
+{
+    const auto& where = key.where();
+    Exchange* found { nullptr };
+    // the key started last first (a solver loop restarts the same key): no scan
+    if (last_ != nullptr && last_->reverse == reverse && last_->key == key)
+    {
+        found = last_;
+    }
+    for (auto it = exchanges_.begin(); found == nullptr && it != exchanges_.end(); ++it)
+    {
+        found = it->reverse == reverse && it->key == key ? &*it : nullptr;
+    }
+    if (found == nullptr)
+    {
+        Exchange& created = exchanges_.emplace_back();
+        created.key = key;
+        created.reverse = reverse;
+        created.where = where;
+        created.tag =
+            mpi::tagFromHash(reverse ? key.hash() ^ reverseSalt : key.hash(), env_.comm());
+        found = &created;
+    }
+    last_ = found;
+    FIELDSYNC_CHECK_AT(
+        !found->inFlight,
+        "Communicator: exchange '" + key.name() + "' is already in flight (started at " +
+            toString(found->where) + "); finalise it before starting it again",
+        where
+    );
+    for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
+    {
+        FIELDSYNC_CHECK_AT(
+            !(it->inFlight && it->tag == found->tag),
+            "Communicator: exchange '" + key.name() + "' has MPI tag " +
+                std::to_string(found->tag) + ", the same as exchange '" + it->key.name() +
+                "' in flight (started at " + toString(it->where) +
+                "); use another key for one of them",
+            where
+        );
+    }
+    return *found;
+}
+
+DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
+{
+    const RankSimplexCommMap& from = exchange.reverse ? receiveMap_ : sendMap_;
+    const RankSimplexCommMap& to = exchange.reverse ? sendMap_ : receiveMap_;
+    exchange.buffer = pool_.acquire(
+        fields.space(), exchange.reverse, &exchange, exchange.lastBuffer, env_, from, to
+    );
+    exchange.lastBuffer = exchange.buffer;
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    try
+    {
+        buffer.setTag(exchange.tag);
+        buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
+        buffer.setStaging(fields.space().useStaging(staging_));
+        buffer.setWaitPolicy(policy());
+        buffer.initComm(
+            exchange.key.name(),
+            fields.valueType(),
+            stride * fields.valueSize(),
+            exchange.key.where()
+        );
+    }
+    catch (...)
+    {
+        release(exchange);
+        throw;
+    }
+    return buffer;
+}
+
+void CommunicatorState::bindInPlace(
+    const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
+)
+{
+    const FieldShape shape = fields.shape(0);
+    if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() || !shape.rowsContiguous())
+    {
+        return;
+    }
+    const std::size_t cellBytes = stride * fields.valueSize();
+    char* data = static_cast<char*>(const_cast<void*>(shape.data));
+    const int me = env_.rank();
+    const auto bind = [&](CommBufferCore& half, const RankSimplexCommMap& map)
+    {
+        for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+        {
+            if (map.runStart(k) >= 0 && map.neighbours()[k] != me)
+            {
+                half.setDirect(
+                    k,
+                    data + static_cast<std::size_t>(map.runStart(k)) * cellBytes,
+                    exchange.key.where()
+                );
+            }
+        }
+    };
+    bind(buffer.sendHalf(), exchange.reverse ? receiveMap_ : sendMap_);
+    if (!exchange.reverse) // a combining reverse exchange must unpack
+    {
+        bind(buffer.receiveHalf(), receiveMap_);
+    }
+}
+
+double CommunicatorState::packSends(
+    const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
+)
+{
+    const RankSimplexCommMap& out = exchange.reverse ? receiveMap_ : sendMap_;
+    CommBufferCore& half = buffer.sendHalf();
+    if (!anyThroughBuffer(half, out))
+    {
+        fields.fence(); // MPI reads the field in place: the field's kernels must be done
+        return 0.0;
+    }
+    const auto packStart = stamp();
+    const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
+    const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
+    bool anyRun { false };
+    for (std::size_t k = 0; k < out.neighbourCount(); ++k)
+    {
+        anyRun = anyRun || out.runStart(k) >= 0;
+    }
+    const bool oneKernel = !half.anyDirect() && (!anyRun || stride != 1);
+    std::size_t offset { 0 };
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        if (oneKernel)
+        {
+            fields.pack(f, idx, half.data(), 0, out.totalSize(), stride, offset, -1);
+        }
+        for (std::size_t k = 0; !oneKernel && k < out.neighbourCount(); ++k)
+        {
+            if (!half.isDirect(k) && out.offsets()[k] < out.offsets()[k + 1])
+            {
+                fields.pack(
+                    f,
+                    idx,
+                    half.data(),
+                    out.offsets()[k],
+                    out.offsets()[k + 1],
+                    stride,
+                    offset,
+                    out.runStart(k)
+                );
+            }
+        }
+        offset += fields.shape(f).components;
+    }
+    fields.fence();
+    return secondsBetween(packStart, stamp());
+}
+
+void CommunicatorState::abandon(
+    Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where
+)
+{
+    if (buffer.isCommInit() && buffer.sendHalf().state() == BufferState::Claimed &&
+        buffer.receiveHalf().state() == BufferState::Claimed)
+    {
+        buffer.finaliseComm(where);
+    }
+    if (!buffer.isCommInit())
+    {
+        release(exchange);
+    }
+}
+
+void CommunicatorState::markStarted(
+    Exchange& exchange,
+    DuplexBuffer& buffer,
+    const Fields& fields,
+    std::int64_t startTime,
+    double packSeconds
+)
+{
+    exchange.inFlight = true;
+    ++inFlight_;
+    exchange.fields.resize(fields.count()); // the same count each step: no allocation
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        exchange.fields[f] = fields.shape(f);
+    }
+    ExchangeStats& stats = exchange.stats;
+    const CommBufferCore& sent = buffer.sendHalf();
+    const CommBufferCore& received = buffer.receiveHalf();
+    stats.exchanges += 1;
+    stats.messages += sent.postedMessages() + received.postedMessages();
+    stats.bytesSent += sent.postedBytes();
+    stats.bytesReceived += received.postedBytes();
+    stats.packSeconds += packSeconds;
+    stats.postSeconds += secondsBetween(startTime, stamp()) - packSeconds;
+}
+
+void CommunicatorState::finish(
+    const Fields& fields, Exchange& exchange, const std::source_location& where
+)
+{
+    checkSameFields(exchange, fields, where);
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    wait(exchange, where);
+    const auto unpackStart = stamp();
+    const bool unpacked = unpackReceives(exchange, buffer, fields);
+    buffer.finaliseComm(where);
+    release(exchange);
+    if (unpacked) // all in place: nothing to unpack, and no clock read for the release
+    {
+        exchange.stats.unpackSeconds += secondsBetween(unpackStart, stamp());
+    }
+}
+
+void CommunicatorState::checkSameFields(
+    const Exchange& exchange, const Fields& fields, const std::source_location& where
+) const
+{
+    const auto name = [&]
+    {
+        return "finalise '" + exchange.key.name() + "': ";
+    };
+    FIELDSYNC_CHECK_AT(
+        fields.count() == exchange.fields.size(),
+        name() + std::to_string(fields.count()) + " fields given, but " +
+            std::to_string(exchange.fields.size()) + " were started",
+        where
+    );
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        const FieldShape given = fields.shape(f);
+        const FieldShape& started = exchange.fields[f];
+        if (given == started) [[likely]]
+        {
+            continue;
+        }
+        throw Error(
+            name() + "field " + std::to_string(f) +
+                " is not the field that was started (started at " + toString(exchange.where) +
+                "): " +
+                (given.data != started.data ? "another data pointer"
+                 : *given.viewType != *started.viewType
+                     ? std::string("another view type (value type, layout or memory space)")
+                     : "other extents or strides (" + std::to_string(given.cells) + " x " +
+                           std::to_string(given.components) + " against " +
+                           std::to_string(started.cells) + " x " +
+                           std::to_string(started.components) + ")"),
+            where
+        );
+    }
+}
+
+bool CommunicatorState::unpackReceives(
+    const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields
+)
+{
+    const bool reverse = exchange.reverse;
+    const RankSimplexCommMap& in = reverse ? sendMap_ : receiveMap_;
+    const CommBufferCore& half = buffer.receiveHalf();
+    if (!anyThroughBuffer(half, in))
+    {
+        return false;
+    }
+    const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
+    const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
+    std::size_t stride { 0 };
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        stride += fields.shape(f).components;
+    }
+    std::size_t offset { 0 };
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        if (!half.anyDirect() && !reverse)
+        {
+            fields.unpack(f, idx, half.data(), 0, in.totalSize(), stride, offset, exchange.op);
+        }
+        // per neighbour, in ascending rank order: deterministic combination
+        for (std::size_t k = 0; (half.anyDirect() || reverse) && k < in.neighbourCount(); ++k)
+        {
+            if (!half.isDirect(k) && in.offsets()[k] < in.offsets()[k + 1])
+            {
+                fields.unpack(
+                    f,
+                    idx,
+                    half.data(),
+                    in.offsets()[k],
+                    in.offsets()[k + 1],
+                    stride,
+                    offset,
+                    exchange.op
+                );
+            }
+        }
+        offset += fields.shape(f).components;
+    }
+    fields.fence();
+    return true;
+}
+
+void CommunicatorState::release(Exchange& exchange)
+{
+    if (exchange.buffer != Exchange::npos)
+    {
+        pool_.release(exchange.buffer);
+    }
+    exchange.buffer = Exchange::npos;
+    if (exchange.inFlight)
+    {
+        --inFlight_;
+    }
+    exchange.inFlight = false;
+}
+
+} // namespace fieldsync::halo

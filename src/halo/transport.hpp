@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// Internal: the exchange back-end interface (doc/architecture.md, "Back ends").
+#pragma once
+
+#include "fieldsync/halo/commBufferCore.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <source_location>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <mpi.h>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief An exchange back end: moves the messages of one direction (sends or receives) of one
+ * exchange. The buffers and the Communicator's engine call only this interface: post, test,
+ * cancel; the one wait (mpi/wait.hpp) loops over test(). Implementations: PointToPoint
+ * (persistent or reissued MPI_Isend/MPI_Irecv).
+ */
+class Transport
+{
+public:
+    virtual ~Transport() = default;
+
+    /**
+     * @brief Starts @p messages with @p tag; persistent requests (set up once, restarted) when
+     * @p persistent. Nothing may be pending.
+     */
+    virtual void post(
+        std::span<const Message> messages,
+        int tag,
+        bool persistent,
+        const std::source_location& where
+    ) = 0;
+
+    /**
+     * @brief Completes what has arrived; true when nothing is pending. A receive of another size
+     * than posted throws an Error naming @p name, the peer and both sizes; the direction is done
+     * then (nothing pending).
+     */
+    virtual bool test(std::string_view name, const std::source_location& where) = 0;
+
+    /** @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated. */
+    [[nodiscard]] virtual std::string describePending(const std::source_location& where) = 0;
+
+    /**
+     * @brief Cancels every pending message and completes it (under the time-out) before
+     * returning, so its memory may be freed; frees persistent requests. Returns false when a
+     * message could not be completed: its memory must then stay allocated.
+     */
+    virtual bool cancel(std::string_view name) noexcept = 0;
+
+    /** @brief MPI messages of the last post. */
+    [[nodiscard]] virtual std::size_t postedMessages() const noexcept = 0;
+
+    /** @brief Bytes of the last post. */
+    [[nodiscard]] virtual std::size_t postedBytes() const noexcept = 0;
+};
+
+/** @brief The point-to-point back end for sends (@p isSend) or receives on @p comm. */
+[[nodiscard]] std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend);
+
+} // namespace fieldsync::halo

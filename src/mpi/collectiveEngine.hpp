@@ -32,6 +32,15 @@ struct Layout
     std::size_t total { 0 };              /**< values over all ranks */
 };
 
+/** @brief What MPI is given for one side each: the send and receive pointers and this rank's count.
+ */
+struct Pointers
+{
+    const void* send { nullptr }; /**< send pointer, MPI_IN_PLACE or null */
+    void* recv { nullptr };       /**< receive pointer, MPI_IN_PLACE or null */
+    int count { 0 };              /**< MPI count of this rank's values */
+};
+
 /** @brief Everything the family runners share: the call, the state, rank and size, staging helpers.
  */
 class Engine
@@ -184,6 +193,15 @@ public:
         state_.fromHost = buffer.fromHost;
         state_.outCount = out;
         return state_.hostRecv.data();
+    }
+
+    /** Checks and prepares a send of @p sendValues values and a receive of @p recvValues. */
+    [[nodiscard]] Pointers sendRecv(std::size_t sendValues, std::size_t recvValues)
+    {
+        need(call_.send, sendValues, "send buffer");
+        need(call_.recv, recvValues, "receive buffer");
+        const void* sp = send(sendValues);
+        return Pointers { sp, recv(0, recvValues), 0 };
     }
 
     /** @p base advanced by @p values values. */

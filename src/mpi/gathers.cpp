@@ -75,55 +75,55 @@ int gather(Engine& e)
 }
 
 /** gatherV on the root, or in place on any rank: the counts lay out the receive buffer. */
-int gatherVCounted(Engine& e, const void*& sp, void*& rp)
+Pointers gatherVCounted(Engine& e)
 {
     const std::span<const int> recvCounts = e.call().recvCounts;
     Layout l = e.layout(recvCounts, "recvCounts");
     const std::size_t mine = e.mine(recvCounts);
     e.need(e.recvBuffer(), l.total, e.inPlace() ? "in-place buffer" : "receive buffer");
+    Pointers p;
     if (e.inPlace())
     {
         void* io = e.recv(l.total, e.isRoot() ? l.total : 0);
-        sp = e.isRoot() ? MPI_IN_PLACE
-                        : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
-        rp = e.isRoot() ? io : nullptr;
+        p.send = e.isRoot() ? MPI_IN_PLACE
+                            : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
+        p.recv = e.isRoot() ? io : nullptr;
     }
     else
     {
         e.sendHolds(mine, "root");
-        sp = e.send(mine);
-        rp = e.recv(0, l.total);
+        p.send = e.send(mine);
+        p.recv = e.recv(0, l.total);
     }
     e.keepRecv(std::move(l));
-    return e.count(mine);
+    p.count = e.count(mine);
+    return p;
+}
+
+/** gatherV off the root: recvCounts is optional; given, it checks this rank's send count. */
+Pointers gatherVOffRoot(Engine& e)
+{
+    const std::span<const int> recvCounts = e.call().recvCounts;
+    if (!recvCounts.empty())
+    {
+        static_cast<void>(e.layout(recvCounts, "recvCounts"));
+        e.sendHolds(e.mine(recvCounts), "rank");
+    }
+    const std::size_t n = e.sendBuffer().count;
+    const void* sp = e.send(n);
+    return Pointers { sp, nullptr, e.count(n) };
 }
 
 int gatherV(Engine& e)
 {
-    const void* sp { nullptr };
-    void* rp { nullptr };
-    int c { 0 };
-    if (e.inPlace() || e.isRoot())
-    {
-        c = gatherVCounted(e, sp, rp);
-    }
-    else
-    {
-        // off the root, recvCounts is optional; given, it checks this rank's send count
-        const std::span<const int> recvCounts = e.call().recvCounts;
-        if (!recvCounts.empty())
-        {
-            static_cast<void>(e.layout(recvCounts, "recvCounts"));
-            e.sendHolds(e.mine(recvCounts), "rank");
-        }
-        sp = e.send(e.sendBuffer().count);
-        c = e.count(e.sendBuffer().count);
-    }
+    const Pointers p = e.inPlace() || e.isRoot() ? gatherVCounted(e) : gatherVOffRoot(e);
     const int* rc = Engine::kept(e.state().recvCounts);
     const int* rd = Engine::kept(e.state().recvDispls);
     const MPI_Datatype t = e.type();
-    return e.blocking() ? MPI_Gatherv(sp, c, t, rp, rc, rd, t, e.root(), e.comm())
-                        : MPI_Igatherv(sp, c, t, rp, rc, rd, t, e.root(), e.comm(), e.request());
+    const int r = e.root();
+    return e.blocking()
+               ? MPI_Gatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm())
+               : MPI_Igatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm(), e.request());
 }
 
 } // namespace

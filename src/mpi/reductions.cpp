@@ -53,25 +53,22 @@ int reduceScatter(Engine& e)
     const std::span<const int> recvCounts = e.call().recvCounts;
     Layout l = e.layout(recvCounts, "recvCounts");
     const std::size_t mine = e.mine(recvCounts);
-    const void* sp = MPI_IN_PLACE;
-    void* rp { nullptr };
+    Pointers p { MPI_IN_PLACE, nullptr, 0 };
     if (e.inPlace())
     {
         e.need(e.recvBuffer(), l.total, "in-place buffer");
-        rp = e.recv(l.total, mine);
+        p.recv = e.recv(l.total, mine);
     }
     else
     {
-        e.need(e.sendBuffer(), l.total, "send buffer");
-        e.need(e.recvBuffer(), mine, "receive buffer");
-        sp = e.send(l.total);
-        rp = e.recv(0, mine);
+        p = e.sendRecv(l.total, mine);
     }
     e.keepRecv(std::move(l));
     const int* counts = e.state().recvCounts.data();
+    const MPI_Datatype t = e.type();
     return e.blocking()
-               ? MPI_Reduce_scatter(sp, rp, counts, e.type(), e.op(), e.comm())
-               : MPI_Ireduce_scatter(sp, rp, counts, e.type(), e.op(), e.comm(), e.request());
+               ? MPI_Reduce_scatter(p.send, p.recv, counts, t, e.op(), e.comm())
+               : MPI_Ireduce_scatter(p.send, p.recv, counts, t, e.op(), e.comm(), e.request());
 }
 
 /** MPI_Reduce_scatter_block: equal blocks. */

@@ -39,58 +39,55 @@ int scatter(Engine& e)
 }
 
 /** scatterV on the root, or in place on any rank: the counts lay out the send buffer. */
-int scatterVCounted(Engine& e, const void*& sp, void*& rp)
+Pointers scatterVCounted(Engine& e)
 {
     const std::span<const int> sendCounts = e.call().sendCounts;
     Layout l = e.layout(sendCounts, "sendCounts");
     const std::size_t mine = e.mine(sendCounts);
+    Pointers p;
     if (e.inPlace())
     {
         e.need(e.recvBuffer(), l.total, "in-place buffer");
         void* io = e.recv(l.total, e.isRoot() ? 0 : l.total);
-        sp = e.isRoot() ? io : nullptr;
-        rp = e.isRoot() ? MPI_IN_PLACE
-                        : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
+        p.send = e.isRoot() ? io : nullptr;
+        p.recv = e.isRoot() ? MPI_IN_PLACE
+                            : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
     }
     else
     {
-        e.need(e.sendBuffer(), l.total, "send buffer");
-        e.need(e.recvBuffer(), mine, "receive buffer");
-        sp = e.send(l.total);
-        rp = e.recv(0, mine);
+        p = e.sendRecv(l.total, mine);
     }
     e.keepSend(std::move(l));
-    return e.count(mine);
+    p.count = e.count(mine);
+    return p;
+}
+
+/** scatterV off the root: sendCounts is optional; given, it fixes (and checks) this rank's count.
+ */
+Pointers scatterVOffRoot(Engine& e)
+{
+    const std::span<const int> sendCounts = e.call().sendCounts;
+    std::size_t mine = e.recvBuffer().count;
+    if (!sendCounts.empty())
+    {
+        static_cast<void>(e.layout(sendCounts, "sendCounts"));
+        mine = e.mine(sendCounts);
+        e.need(e.recvBuffer(), mine, "receive buffer");
+    }
+    void* rp = e.recv(0, mine);
+    return Pointers { nullptr, rp, e.count(mine) };
 }
 
 int scatterV(Engine& e)
 {
-    const void* sp { nullptr };
-    void* rp { nullptr };
-    int c { 0 };
-    if (e.inPlace() || e.isRoot())
-    {
-        c = scatterVCounted(e, sp, rp);
-    }
-    else
-    {
-        // off the root, sendCounts is optional; given, it fixes (and checks) this rank's count
-        const std::span<const int> sendCounts = e.call().sendCounts;
-        std::size_t mine = e.recvBuffer().count;
-        if (!sendCounts.empty())
-        {
-            static_cast<void>(e.layout(sendCounts, "sendCounts"));
-            mine = e.mine(sendCounts);
-            e.need(e.recvBuffer(), mine, "receive buffer");
-        }
-        rp = e.recv(0, mine);
-        c = e.count(mine);
-    }
+    const Pointers p = e.inPlace() || e.isRoot() ? scatterVCounted(e) : scatterVOffRoot(e);
     const int* sc = Engine::kept(e.state().sendCounts);
     const int* sd = Engine::kept(e.state().sendDispls);
     const MPI_Datatype t = e.type();
-    return e.blocking() ? MPI_Scatterv(sp, sc, sd, t, rp, c, t, e.root(), e.comm())
-                        : MPI_Iscatterv(sp, sc, sd, t, rp, c, t, e.root(), e.comm(), e.request());
+    const int r = e.root();
+    return e.blocking()
+               ? MPI_Scatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm())
+               : MPI_Iscatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm(), e.request());
 }
 
 } // namespace

@@ -83,7 +83,7 @@ template<typename T>
 
 /**
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
- * it. Built by describe() (collectives.hpp) from a pointer, span, vector or Kokkos::View.
+ * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view.
  */
 struct Buffer
 {

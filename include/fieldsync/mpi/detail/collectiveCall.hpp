@@ -8,6 +8,7 @@
 #include <any>
 #include <cstddef>
 #include <functional>
+#include <iterator>
 #include <source_location>
 #include <span>
 
@@ -37,6 +38,30 @@ enum class Kind
     Barrier             /**< MPI_Barrier */
 };
 
+/** @brief The public name of @p kind: the blocking form ("allGatherV") or the i-form. */
+[[nodiscard]] constexpr const char* publicName(Kind kind, bool blocking) noexcept
+{
+    // one row per Kind, in its order
+    constexpr const char* names[][2] { { "allReduce", "iAllReduce" },
+                                       { "reduce", "iReduce" },
+                                       { "broadcast", "iBroadcast" },
+                                       { "allGather", "iAllGather" },
+                                       { "allGatherV", "iAllGatherV" },
+                                       { "gather", "iGather" },
+                                       { "gatherV", "iGatherV" },
+                                       { "scatter", "iScatter" },
+                                       { "scatterV", "iScatterV" },
+                                       { "allToAll", "iAllToAll" },
+                                       { "allToAllV", "iAllToAllV" },
+                                       { "reduceScatter", "iReduceScatter" },
+                                       { "reduceScatter", "iReduceScatter" },
+                                       { "scan", "iScan" },
+                                       { "exScan", "iExScan" },
+                                       { "barrier", "iBarrier" } };
+    static_assert(std::size(names) == static_cast<std::size_t>(Kind::Barrier) + 1);
+    return names[static_cast<std::size_t>(kind)][blocking ? 0 : 1];
+}
+
 /** @brief How one element type goes to MPI: `multiplicity` predefined `datatype`s per value. */
 struct TypeDesc
 {
@@ -58,7 +83,7 @@ template<typename T>
 
 /**
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
- * it. Built by describe() (collectives.hpp) from a pointer, span, vector or Kokkos::View.
+ * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view.
  */
 struct Buffer
 {

@@ -53,6 +53,44 @@ struct BufferTraits<std::vector<T, Allocator>>
     using memory_space = Kokkos::HostSpace;       /**< where the values live */
 };
 
+/**
+ * @brief The one adaptor of the pointer forms: a host pointer and an int count (values, or values
+ * per rank when @p perRank). submit() checks the count and turns it into a std::span with the
+ * call's name in its messages; a null pointer holds no values (off-root pointers may be null).
+ */
+template<typename T>
+struct HostPointer
+{
+    T* data { nullptr };    /**< host memory, may be null */
+    int count { 0 };        /**< values, or values per rank */
+    bool perRank { false }; /**< the buffer holds count x (ranks of the communicator) values */
+};
+
+/** @brief @p count host values at @p data (the pointer forms). */
+template<typename T>
+[[nodiscard]] constexpr HostPointer<T> host(T* data, int count) noexcept
+{
+    return HostPointer<T> { data, count, false };
+}
+
+/** @brief @p countPerRank values for each rank of the communicator at @p data. */
+template<typename T>
+[[nodiscard]] constexpr HostPointer<T> hostPerRank(T* data, int countPerRank) noexcept
+{
+    return HostPointer<T> { data, countPerRank, true };
+}
+
+/** @brief A host pointer and count: host memory. */
+template<typename T>
+struct BufferTraits<HostPointer<T>>
+{
+    static constexpr bool isBuffer = true;         /**< a buffer */
+    static constexpr bool isView = false;          /**< not a Kokkos::View */
+    static constexpr bool constPropagates = false; /**< constness is in T */
+    using element = T;                             /**< value type, const for input only */
+    using memory_space = Kokkos::HostSpace;        /**< where the values live */
+};
+
 /** @brief Kokkos::View of any rank and memory space (must be contiguous at run time). */
 template<typename V>
 requires Kokkos::is_view<V>::value struct BufferTraits<V>
@@ -141,6 +179,31 @@ Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, St
 }
 
 /**
+ * @brief The values a HostPointer holds: a negative count is an Error, a null pointer holds none,
+ * a per-rank count is multiplied by the ranks of @p comm.
+ */
+template<typename T>
+[[nodiscard]] std::size_t hostCount(
+    const HostPointer<T>& pointer,
+    MPI_Comm comm,
+    const char* name,
+    const std::source_location& where
+)
+{
+    FIELDSYNC_CHECK_AT(
+        pointer.count >= 0,
+        std::string(name) + ": negative count " + std::to_string(pointer.count),
+        where
+    );
+    if (pointer.data == nullptr)
+    {
+        return 0;
+    }
+    const int count = pointer.perRank ? timesSize(pointer.count, comm, name, where) : pointer.count;
+    return static_cast<std::size_t>(count);
+}
+
+/**
  * @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view.
  * A view is kept alive (a copy in Buffer::keepAlive) only when @p keepAlive is set: a
  * non-blocking call needs it until completion, a blocking call returns before the caller's view
@@ -152,12 +215,19 @@ Buffer describe(
     const CallOptions<ExecutionSpace>& options,
     const char* name,
     const std::source_location& where,
-    bool keepAlive
+    bool keepAlive,
+    MPI_Comm comm
 )
 {
     using Traits = BufferTraits<std::remove_cvref_t<B>>;
     using T = ElementOf<B>;
-    if constexpr (Traits::isView)
+    if constexpr (std::is_same_v<std::remove_cvref_t<B>, HostPointer<T>>)
+    {
+        return describeMemory<T, Kokkos::HostSpace>(
+            buffer.data, hostCount(buffer, comm, name, where), options.exec, options.staging
+        );
+    }
+    else if constexpr (Traits::isView)
     {
         FIELDSYNC_CHECK_AT(
             buffer.span_is_contiguous() && buffer.span() == buffer.size(),
@@ -192,16 +262,6 @@ Buffer describe(
             buffer.data(), buffer.size(), options.exec, options.staging
         );
     }
-}
-
-/** @brief A host span over a pointer and an int count; a negative count is an Error. */
-template<typename T>
-std::span<T> hostSpan(T* data, int count, const char* name, const std::source_location& where)
-{
-    FIELDSYNC_CHECK_AT(
-        count >= 0, std::string(name) + ": negative count " + std::to_string(count), where
-    );
-    return std::span<T>(data, static_cast<std::size_t>(count));
 }
 
 /** @brief The scalars of a call besides its buffers. */
@@ -257,20 +317,20 @@ Request submit(
         static_assert(
             !std::is_const_v<ElementOf<S>>, "fieldsync: the in-place buffer is read only"
         );
-        call.recv = describe(std::forward<S>(send), options, name, where, !blocking);
+        call.recv = describe(std::forward<S>(send), options, name, where, !blocking, comm);
     }
     else
     {
         if constexpr (BufferLike<S>)
         {
-            call.send = describe(std::forward<S>(send), options, name, where, !blocking);
+            call.send = describe(std::forward<S>(send), options, name, where, !blocking, comm);
         }
         if constexpr (BufferLike<R>)
         {
             static_assert(
                 !std::is_const_v<ElementOf<R>>, "fieldsync: the receive buffer is read only"
             );
-            call.recv = describe(std::forward<R>(recv), options, name, where, !blocking);
+            call.recv = describe(std::forward<R>(recv), options, name, where, !blocking, comm);
         }
     }
     call.op = params.op;
@@ -282,5 +342,47 @@ Request submit(
     call.where = where;
     return run(std::move(call));
 }
+
+/**
+ * @brief One collective operation and its scalar arguments: the single definition that the
+ * blocking form, the non-blocking form and the pointer forms of an operation share. The family
+ * headers build one per operation (detail::ops).
+ */
+struct Operation
+{
+    Kind kind { Kind::Barrier }; /**< which operation */
+    Params params {};            /**< op, root and counts */
+
+    /**
+     * @brief Runs the operation on @p send and @p recv (buffers, inPlace or NoBuffer). The
+     * blocking form returns once the results are in the user's memory, the non-blocking form
+     * returns the Request to complete.
+     */
+    template<bool Blocking, typename S, typename R, typename E>
+    auto start(
+        S&& send,
+        R&& recv,
+        MPI_Comm comm,
+        const CallOptions<E>& options,
+        const std::source_location& where
+    ) const -> std::conditional_t<Blocking, void, Request>
+    {
+        Request request = submit(
+            kind,
+            publicName(kind, Blocking),
+            Blocking,
+            std::forward<S>(send),
+            std::forward<R>(recv),
+            params,
+            comm,
+            options,
+            where
+        );
+        if constexpr (!Blocking)
+        {
+            return request;
+        }
+    }
+};
 
 } // namespace fieldsync::mpi::detail

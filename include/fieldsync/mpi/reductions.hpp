@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+// Reductions: allReduce, reduce and reduceScatter, each blocking and non-blocking (the i-form
+// returns a Request), on buffers and on host pointers (doc/collectives.md).
+#pragma once
+
+#include "fieldsync/mpi/collectiveBuffer.hpp"
+
+namespace fieldsync::mpi
+{
+
+namespace detail::ops
+{
+
+/** @brief allReduce and iAllReduce (MPI_Allreduce). */
+[[nodiscard]] constexpr Operation allReduce(ReduceOp op) noexcept
+{
+    return { Kind::AllReduce, { .op = op } };
+}
+
+/** @brief reduce and iReduce (MPI_Reduce). */
+[[nodiscard]] constexpr Operation reduce(ReduceOp op, int root) noexcept
+{
+    return { Kind::Reduce, { .op = op, .root = root } };
+}
+
+/** @brief reduceScatter and iReduceScatter in equal blocks (MPI_Reduce_scatter_block). */
+[[nodiscard]] constexpr Operation reduceScatter(ReduceOp op) noexcept
+{
+    return { Kind::ReduceScatterBlock, { .op = op } };
+}
+
+/** @brief reduceScatter and iReduceScatter with a count per rank (MPI_Reduce_scatter). */
+[[nodiscard]] constexpr Operation
+reduceScatter(std::span<const int> recvCounts, ReduceOp op) noexcept
+{
+    return { Kind::ReduceScatter, { .op = op, .recvCounts = recvCounts } };
+}
+
+} // namespace detail::ops
+
+/** @brief Combines @p send of every rank with @p op into @p recv of every rank (MPI_Allreduce);
+ * send may be inPlace. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void allReduce(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::allReduce(op).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking allReduce: combines @p send of every rank with @p op into @p recv of every
+ * rank (MPI_Allreduce); send may be inPlace. Returns the Request to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iAllReduce(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::allReduce(op).start<false>(send, recv, comm, options, where);
+}
+
+/** @brief In place: combines @p data of every rank with @p op into @p data of every rank. */
+template<typename B, typename E = ViewExecutionSpace>
+requires CollectiveBuffer<B>
+void allReduce(
+    B&& data,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::allReduce(op).start<true>(inPlace, data, comm, options, where);
+}
+
+/** @brief Non-blocking allReduce: in place: combines @p data of every rank with @p op into @p data
+ * of every rank. Returns the Request to complete. */
+template<typename B, typename E = ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[nodiscard]] Request iAllReduce(
+    B&& data,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::allReduce(op).start<false>(inPlace, data, comm, options, where);
+}
+
+/** @brief allReduce of one value in place: @p value becomes @p op over every rank's value. */
+template<typename T, typename E = ViewExecutionSpace>
+requires MpiCompatible<T>
+void allReduce(
+    T& value,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    allReduce(std::span<T>(&value, 1), op, comm, options, where);
+}
+
+/** @brief Combines @p send of every rank with @p op into @p recv on @p root (MPI_Reduce); recv is
+ * unused elsewhere. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void reduce(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::reduce(op, root).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking reduce: combines @p send of every rank with @p op into @p recv on @p root
+ * (MPI_Reduce); recv is unused elsewhere. Returns the Request to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iReduce(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::reduce(op, root).start<false>(send, recv, comm, options, where);
+}
+
+/** @brief In place: every rank contributes @p data, the result replaces @p data on @p root. */
+template<typename B, typename E = ViewExecutionSpace>
+requires CollectiveBuffer<B>
+void reduce(
+    B&& data,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::reduce(op, root).start<true>(inPlace, data, comm, options, where);
+}
+
+/** @brief Non-blocking reduce: in place: every rank contributes @p data, the result replaces @p
+ * data on @p root. Returns the Request to complete. */
+template<typename B, typename E = ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[nodiscard]] Request iReduce(
+    B&& data,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::reduce(op, root).start<false>(inPlace, data, comm, options, where);
+}
+
+/** @brief Reduces @p send (size x n values) over all ranks with @p op; rank r receives block r of
+ * the result in @p recv (MPI_Reduce_scatter_block). */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void reduceScatter(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::reduceScatter(op).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking reduceScatter: reduces @p send (size x n values) over all ranks with @p op;
+ * rank r receives block r of the result in @p recv (MPI_Reduce_scatter_block). Returns the Request
+ * to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iReduceScatter(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::reduceScatter(op).start<false>(send, recv, comm, options, where);
+}
+
+/** @brief As reduceScatter with recvCounts[r] values for rank r (MPI_Reduce_scatter). */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void reduceScatter(
+    S&& send,
+    R&& recv,
+    std::span<const int> recvCounts,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::reduceScatter(recvCounts, op).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking reduceScatter with recvCounts[r] values for rank r (MPI_Reduce_scatter).
+ * Returns the Request to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iReduceScatter(
+    S&& send,
+    R&& recv,
+    std::span<const int> recvCounts,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::reduceScatter(recvCounts, op)
+        .start<false>(send, recv, comm, options, where);
+}
+
+// Pointer forms: host pointers and int counts, turned into buffers by detail::host.
+
+/** @brief allReduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+void allReduce(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    allReduce(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
+}
+
+/** @brief Non-blocking allReduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iAllReduce(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iAllReduce(
+        detail::host(send, count), detail::host(recv, count), op, comm, options, where
+    );
+}
+
+/** @brief In-place allReduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+void allReduce(
+    T* data,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    allReduce(detail::host(data, count), op, comm, options, where);
+}
+
+/** @brief Non-blocking in-place allReduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iAllReduce(
+    T* data,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iAllReduce(detail::host(data, count), op, comm, options, where);
+}
+
+/** @brief reduce on @p count host values; @p recv may be null off root. */
+template<typename T, typename E = ViewExecutionSpace>
+void reduce(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    reduce(detail::host(send, count), detail::host(recv, count), op, root, comm, options, where);
+}
+
+/** @brief Non-blocking reduce on @p count host values; @p recv may be null off root. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iReduce(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iReduce(
+        detail::host(send, count), detail::host(recv, count), op, root, comm, options, where
+    );
+}
+
+/** @brief In-place reduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+void reduce(
+    T* data,
+    int count,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    reduce(detail::host(data, count), op, root, comm, options, where);
+}
+
+/** @brief Non-blocking in-place reduce on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iReduce(
+    T* data,
+    int count,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iReduce(detail::host(data, count), op, root, comm, options, where);
+}
+
+/** @brief reduceScatter with @p countPerRank values per rank. */
+template<typename T, typename E = ViewExecutionSpace>
+void reduceScatter(
+    const T* send,
+    T* recv,
+    int countPerRank,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    const auto sendBuffer = detail::hostPerRank(send, countPerRank);
+    reduceScatter(sendBuffer, detail::host(recv, countPerRank), op, comm, options, where);
+}
+
+/** @brief Non-blocking reduceScatter with @p countPerRank values per rank. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iReduceScatter(
+    const T* send,
+    T* recv,
+    int countPerRank,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    const auto sendBuffer = detail::hostPerRank(send, countPerRank);
+    return iReduceScatter(sendBuffer, detail::host(recv, countPerRank), op, comm, options, where);
+}
+
+/** @brief reduceScatter with @p recvCounts on host pointers. */
+template<typename T, typename E = ViewExecutionSpace>
+void reduceScatter(
+    const T* send,
+    T* recv,
+    std::span<const int> recvCounts,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    const auto sendBuffer = detail::host(send, detail::sum(recvCounts));
+    const auto recvBuffer = detail::host(recv, detail::countOf(recvCounts, comm));
+    reduceScatter(sendBuffer, recvBuffer, recvCounts, op, comm, options, where);
+}
+
+/** @brief Non-blocking reduceScatter with @p recvCounts on host pointers. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iReduceScatter(
+    const T* send,
+    T* recv,
+    std::span<const int> recvCounts,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    const auto sendBuffer = detail::host(send, detail::sum(recvCounts));
+    const auto recvBuffer = detail::host(recv, detail::countOf(recvCounts, comm));
+    return iReduceScatter(sendBuffer, recvBuffer, recvCounts, op, comm, options, where);
+}
+
+} // namespace fieldsync::mpi

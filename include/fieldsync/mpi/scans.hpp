@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+// Scans: scan and exScan, each blocking and non-blocking (the i-form returns a Request), on
+// buffers and on host pointers (doc/collectives.md).
+#pragma once
+
+#include "fieldsync/mpi/collectiveBuffer.hpp"
+
+namespace fieldsync::mpi
+{
+
+namespace detail::ops
+{
+
+/** @brief scan and iScan (MPI_Scan). */
+[[nodiscard]] constexpr Operation scan(ReduceOp op) noexcept
+{
+    return { Kind::Scan, { .op = op } };
+}
+
+/** @brief exScan and iExScan (MPI_Exscan). */
+[[nodiscard]] constexpr Operation exScan(ReduceOp op) noexcept
+{
+    return { Kind::ExScan, { .op = op } };
+}
+
+} // namespace detail::ops
+
+/** @brief Rank r receives @p op over @p send of ranks 0..r (MPI_Scan). */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void scan(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::scan(op).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking scan: rank r receives @p op over @p send of ranks 0..r (MPI_Scan). Returns
+ * the Request to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iScan(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::scan(op).start<false>(send, recv, comm, options, where);
+}
+
+/** @brief Rank r > 0 receives @p op over @p send of ranks 0..r-1; recv of rank 0 is left unchanged
+ * (MPI_Exscan). */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+void exScan(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    detail::ops::exScan(op).start<true>(send, recv, comm, options, where);
+}
+
+/** @brief Non-blocking exScan: rank r > 0 receives @p op over @p send of ranks 0..r-1
+ * (MPI_Exscan). Returns the Request to complete. */
+template<typename S, typename R, typename E = ViewExecutionSpace>
+requires SendArgument<S> && CollectiveBuffer<R>
+[[nodiscard]] Request iExScan(
+    S&& send,
+    R&& recv,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return detail::ops::exScan(op).start<false>(send, recv, comm, options, where);
+}
+
+// Pointer forms: host pointers and int counts, turned into buffers by detail::host.
+
+/** @brief scan on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+void scan(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    scan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
+}
+
+/** @brief Non-blocking scan on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iScan(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
+}
+
+/** @brief exScan on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+void exScan(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    exScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
+}
+
+/** @brief Non-blocking exScan on @p count host values. */
+template<typename T, typename E = ViewExecutionSpace>
+[[nodiscard]] Request iExScan(
+    const T* send,
+    T* recv,
+    int count,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iExScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
+}
+
+} // namespace fieldsync::mpi

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+// Private to src/mpi: the engine state the collective families share (validation, staging,
+// counts), and one entry point per family (reductions.cpp, gathers.cpp, ...).
+#pragma once
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
+#include "requestState.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fieldsync::mpi::detail
+{
+
+/** @brief Decimal text of @p value (for messages). */
+inline std::string str(std::size_t value)
+{
+    return std::to_string(value);
+}
+
+/** @brief Per-rank counts scaled to MPI elements, with packed displacements. */
+struct Layout
+{
+    std::vector<int> counts;              /**< MPI counts */
+    std::vector<int> displs;              /**< MPI displacements */
+    std::vector<std::size_t> valueDispls; /**< displacements in values */
+    std::size_t total { 0 };              /**< values over all ranks */
+};
+
+/** @brief What MPI is given for one side each: the send and receive pointers and this rank's count.
+ */
+struct Pointers
+{
+    const void* send { nullptr }; /**< send pointer, MPI_IN_PLACE or null */
+    void* recv { nullptr };       /**< receive pointer, MPI_IN_PLACE or null */
+    int count { 0 };              /**< MPI count of this rank's values */
+};
+
+/** @brief Everything the family runners share: the call, the state, rank and size, staging helpers.
+ */
+class Engine
+{
+public:
+    Engine(Call& call, RequestState& state) : call_(call), state_(state)
+    {
+        FIELDSYNC_MPI_AT(MPI_Comm_rank(call.comm, &rank_), call.where);
+        FIELDSYNC_MPI_AT(MPI_Comm_size(call.comm, &size_), call.where);
+    }
+
+    [[nodiscard]] const Call& call() const { return call_; }
+    [[nodiscard]] RequestState& state() { return state_; }
+    [[nodiscard]] MPI_Request* request() { return &state_.request; }
+    [[nodiscard]] bool blocking() const { return call_.blocking; }
+    [[nodiscard]] bool inPlace() const { return call_.inPlace; }
+    [[nodiscard]] MPI_Datatype type() const { return call_.type.datatype; }
+    [[nodiscard]] MPI_Op op() const { return getOp(call_.op); }
+    [[nodiscard]] MPI_Comm comm() const { return call_.comm; }
+    [[nodiscard]] int root() const { return call_.root; }
+    [[nodiscard]] const Buffer& sendBuffer() const { return call_.send; }
+    [[nodiscard]] const Buffer& recvBuffer() const { return call_.recv; }
+    [[nodiscard]] int rank() const { return rank_; }
+    [[nodiscard]] int size() const { return size_; }
+    [[nodiscard]] std::size_t usize() const { return static_cast<std::size_t>(size_); }
+    [[nodiscard]] bool isRoot() const { return rank_ == call_.root; }
+
+    [[noreturn]] void fail(const std::string& message) const
+    {
+        throw Error(std::string(call_.name) + ": " + message, call_.where);
+    }
+
+    /** Fails unless @p condition holds; @p message() builds the text only on failure, so a
+     * passing check costs no allocation. */
+    template<typename Message>
+    void check(bool condition, const Message& message) const
+    {
+        if (!condition) [[unlikely]]
+        {
+            fail(message());
+        }
+    }
+
+    /** The MPI count of @p values values; an Error if it exceeds int. */
+    [[nodiscard]] int count(std::size_t values) const
+    {
+        const auto elements = static_cast<std::uint64_t>(values) *
+                              static_cast<std::uint64_t>(call_.type.multiplicity);
+        check(
+            elements <= static_cast<std::uint64_t>(INT_MAX),
+            [&]
+            {
+                return "count of " + str(values) +
+                       " values exceeds what MPI takes in one call (INT_MAX "
+                       "elements)";
+            }
+        );
+        return static_cast<int>(elements);
+    }
+
+    /** Checks that @p buffer holds at least @p values values. */
+    void need(const Buffer& buffer, std::size_t values, const char* what) const
+    {
+        check(
+            buffer.count >= values,
+            [&]
+            {
+                return std::string(what) + " too small: holds " + str(buffer.count) +
+                       " values, needs " + str(values);
+            }
+        );
+    }
+
+    /** Values per rank when @p values are split evenly over the ranks. */
+    [[nodiscard]] std::size_t perRank(std::size_t values, const char* what) const
+    {
+        check(
+            values % usize() == 0,
+            [&]
+            {
+                return std::string(what) + " holds " + str(values) +
+                       " values, not a multiple of the " + std::to_string(size_) + " ranks";
+            }
+        );
+        return values / usize();
+    }
+
+    /** Validates a per-rank counts vector and lays it out packed in rank order. */
+    [[nodiscard]] Layout layout(std::span<const int> counts, const char* what) const
+    {
+        check(
+            counts.size() == usize(),
+            [&]
+            {
+                return std::string(what) + " has " + str(counts.size()) +
+                       " entries, expected one per rank (" + std::to_string(size_) + ")";
+            }
+        );
+        Layout result;
+        result.counts.resize(usize());
+        result.displs.resize(usize());
+        result.valueDispls.resize(usize());
+        for (std::size_t r = 0; r < usize(); ++r)
+        {
+            check(
+                counts[r] >= 0,
+                [&] {
+                    return std::string(what) + "[" + str(r) + "] is negative (" +
+                           std::to_string(counts[r]) + ")";
+                }
+            );
+            result.valueDispls[r] = result.total;
+            result.displs[r] = count(result.total);
+            result.counts[r] = count(static_cast<std::size_t>(counts[r]));
+            result.total += static_cast<std::size_t>(counts[r]);
+        }
+        static_cast<void>(count(result.total));
+        return result;
+    }
+
+    /** The pointer MPI reads @p values send values from (staged when the buffer says so). */
+    [[nodiscard]] const void* send(std::size_t values)
+    {
+        const Buffer& buffer = call_.send;
+        if (!buffer.stage || values == 0)
+        {
+            return buffer.data;
+        }
+        state_.hostSend.resize(values * call_.type.bytes);
+        buffer.toHost(state_.hostSend.data(), values);
+        return state_.hostSend.data();
+    }
+
+    /**
+     * The pointer MPI uses for the receive (or in-place) buffer; when staged, @p in values are
+     * copied to the host first and @p out values back after completion.
+     */
+    [[nodiscard]] void* recv(std::size_t in, std::size_t out)
+    {
+        Buffer& buffer = call_.recv;
+        if (!buffer.stage || (in == 0 && out == 0))
+        {
+            return buffer.data;
+        }
+        state_.hostRecv.resize(std::max(in, out) * call_.type.bytes);
+        if (in > 0)
+        {
+            buffer.toHost(state_.hostRecv.data(), in);
+        }
+        state_.fromHost = buffer.fromHost;
+        state_.outCount = out;
+        return state_.hostRecv.data();
+    }
+
+    /** Checks and prepares a send of @p sendValues values and a receive of @p recvValues. */
+    [[nodiscard]] Pointers sendRecv(std::size_t sendValues, std::size_t recvValues)
+    {
+        need(call_.send, sendValues, "send buffer");
+        need(call_.recv, recvValues, "receive buffer");
+        const void* sp = send(sendValues);
+        return Pointers { sp, recv(0, recvValues), 0 };
+    }
+
+    /** @p base advanced by @p values values. */
+    [[nodiscard]] void* offset(void* base, std::size_t values) const
+    {
+        return static_cast<std::byte*>(base) + values * call_.type.bytes;
+    }
+
+    /** This rank's entry of @p counts (validated by layout() first). */
+    [[nodiscard]] std::size_t mine(std::span<const int> counts) const
+    {
+        return static_cast<std::size_t>(counts[static_cast<std::size_t>(rank_)]);
+    }
+
+    /** Checks that the send buffer holds exactly @p values, this rank's entry of recvCounts. */
+    void sendHolds(std::size_t values, const char* who) const
+    {
+        check(
+            call_.send.count == values,
+            [&]
+            {
+                return "send buffer holds " + str(call_.send.count) + " values but recvCounts[" +
+                       who + " " + std::to_string(rank_) + "] is " + str(values);
+            }
+        );
+    }
+
+    /** @p values for MPI: a pointer to the kept counts, or null when none were kept. */
+    [[nodiscard]] static const int* kept(const std::vector<int>& values)
+    {
+        return values.empty() ? nullptr : values.data();
+    }
+
+    /** Keeps @p layout alive in the state (MPI reads count arrays until completion). */
+    void keepSend(Layout&& layout)
+    {
+        state_.sendCounts = std::move(layout.counts);
+        state_.sendDispls = std::move(layout.displs);
+    }
+
+    /** As keepSend, for the receive side. */
+    void keepRecv(Layout&& layout)
+    {
+        state_.recvCounts = std::move(layout.counts);
+        state_.recvDispls = std::move(layout.displs);
+    }
+
+private:
+    Call& call_;
+    RequestState& state_;
+    int rank_ { 0 };
+    int size_ { 1 };
+};
+
+/** @brief allReduce, reduce and reduceScatter (both forms); returns the MPI error code. */
+int runReduction(Engine& e);
+
+/** @brief scan and exScan; returns the MPI error code. */
+int runScan(Engine& e);
+
+/** @brief allGather, allGatherV, gather and gatherV; returns the MPI error code. */
+int runGather(Engine& e);
+
+/** @brief scatter and scatterV; returns the MPI error code. */
+int runScatter(Engine& e);
+
+/** @brief allToAll and allToAllV; returns the MPI error code. */
+int runAllToAll(Engine& e);
+
+/** @brief broadcast and barrier; returns the MPI error code. */
+int runBroadcast(Engine& e);
+
+} // namespace fieldsync::mpi::detail

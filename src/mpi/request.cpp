@@ -3,14 +3,25 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/wait.hpp"
 #include "requestState.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <string>
 #include <utility>
-#include <vector>
 
 namespace fieldsync::mpi
 {
+
+namespace
+{
+/** @brief "<operation> started at <call site>", for time-out reports. */
+std::string describeRequest(const detail::RequestState& state)
+{
+    return std::string(state.name) + " started at " + toString(state.where);
+}
+} // namespace
 
 Request::Request() noexcept = default;
 
@@ -65,19 +76,29 @@ void Request::abandon() noexcept
     catch (const std::exception& error)
     {
         logger().error("fieldsync::mpi::Request: completing it failed: {}", error.what());
+        // a time-out error leaves the operation in flight: MPI may still own the memory
+        static_cast<void>(state_.release());
     }
 }
 
 void Request::wait()
 {
-    if (!state_)
+    if (test())
     {
         return;
     }
-    auto state = std::move(state_);
-    const int rc = MPI_Wait(&state->request, MPI_STATUS_IGNORE);
-    fieldsync::detail::checkMpi(rc, "MPI_Wait", state->where);
-    state->finish();
+    // test() keeps the state until MPI says the operation is done, so a time-out error leaves
+    // the operation in flight, to be waited for again
+    const detail::RequestState& state { *state_ };
+    const std::source_location where { state.where }; // state is freed once the test succeeds
+    waitWithTimeout(
+        [this] { return test(); },
+        [&state] { return std::string("every rank to join ").append(describeRequest(state)); },
+        WaitPolicy::fromEnvironment(),
+        "fieldsync::mpi::Request",
+        state.name,
+        where
+    );
 }
 
 bool Request::test()
@@ -112,49 +133,32 @@ std::source_location Request::where() const noexcept
     return state_ ? state_->where : std::source_location {};
 }
 
-std::pair<std::vector<MPI_Request>, std::vector<std::size_t>>
-Request::activeHandles(std::span<Request> requests)
-{
-    std::pair<std::vector<MPI_Request>, std::vector<std::size_t>> result;
-    for (std::size_t i = 0; i < requests.size(); ++i)
-    {
-        if (requests[i].state_)
-        {
-            result.first.push_back(requests[i].state_->request);
-            result.second.push_back(i);
-        }
-    }
-    return result;
-}
-
 void Request::waitAll(std::span<Request> requests)
 {
-    auto [handles, indices] = activeHandles(requests);
-    if (handles.empty())
-    {
-        return;
-    }
-    const int rc =
-        MPI_Waitall(static_cast<int>(handles.size()), handles.data(), MPI_STATUSES_IGNORE);
-    const auto where = requests[indices.front()].state_->where;
+    // each poll tests every active request in place: completed ones are finished (staged
+    // results copied back) at once, the others stay active, so nothing is allocated and a
+    // time-out error leaves the incomplete ones to be waited for again
     std::exception_ptr failure;
-    for (std::size_t k = 0; k < indices.size(); ++k)
+    const auto testAll = [&requests, &failure]
     {
-        auto state = std::move(requests[indices[k]].state_);
-        state->request = handles[k];
-        if (rc == MPI_SUCCESS)
+        bool all { true };
+        for (Request& request : requests)
         {
             try
             {
-                state->finish();
+                all = request.test() && all;
             }
             catch (...)
             {
                 failure = failure ? failure : std::current_exception();
             }
         }
+        return all;
+    };
+    if (!testAll())
+    {
+        waitForRequests(requests, testAll, "waitAll");
     }
-    fieldsync::detail::checkMpi(rc, "MPI_Waitall", where);
     if (failure)
     {
         std::rethrow_exception(failure);
@@ -163,24 +167,61 @@ void Request::waitAll(std::span<Request> requests)
 
 std::size_t Request::waitAny(std::span<Request> requests)
 {
-    auto [handles, indices] = activeHandles(requests);
-    if (handles.empty())
+    std::size_t index { requests.size() };
+    const auto testAny = [&requests, &index]
     {
-        return requests.size();
-    }
-    int which { MPI_UNDEFINED };
-    const int rc =
-        MPI_Waitany(static_cast<int>(handles.size()), handles.data(), &which, MPI_STATUS_IGNORE);
-    fieldsync::detail::checkMpi(rc, "MPI_Waitany", requests[indices.front()].state_->where);
-    if (which == MPI_UNDEFINED)
+        bool anyActive { false };
+        for (std::size_t i { 0 }; i < requests.size(); ++i)
+        {
+            if (requests[i].active())
+            {
+                anyActive = true;
+                if (requests[i].test())
+                {
+                    index = i;
+                    return true;
+                }
+            }
+        }
+        return !anyActive;
+    };
+    if (!testAny())
     {
-        return requests.size();
+        waitForRequests(requests, testAny, "waitAny");
     }
-    const std::size_t index = indices[static_cast<std::size_t>(which)];
-    auto state = std::move(requests[index].state_);
-    state->request = MPI_REQUEST_NULL;
-    state->finish();
     return index;
+}
+
+void Request::waitForRequests(
+    std::span<Request> requests, const std::function<bool()>& test, const char* operation
+)
+{
+    // the report names the first request still active: its operation and its call site (both
+    // copied: that request may complete while others are still waited for)
+    const auto first = std::find_if(
+        requests.begin(), requests.end(), [](const Request& request) { return request.active(); }
+    );
+    const char* name { first->state_->name };
+    const std::source_location where { first->state_->where };
+    waitWithTimeout(
+        test,
+        [requests, operation]
+        {
+            std::string text { std::string(operation) + " of these incomplete requests:" };
+            for (const Request& request : requests)
+            {
+                if (request.active())
+                {
+                    text.append(" ").append(describeRequest(*request.state_)).append(";");
+                }
+            }
+            return text;
+        },
+        WaitPolicy::fromEnvironment(),
+        "fieldsync::mpi::Request",
+        name,
+        where
+    );
 }
 
 } // namespace fieldsync::mpi

@@ -3,6 +3,7 @@
 
 #include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/partition/sparseExchange.hpp"
 #if FIELDSYNC_HAVE_METIS
 #include "fieldsync/partition/metisPartitioner.hpp"
@@ -16,7 +17,7 @@ namespace fieldsync
 
 namespace
 {
-/** @brief Scatterv of int64 pieces from root; counts/displacements used on the root only. */
+/** @brief scatterV of int64 pieces from root, packed in rank order; counts used on root only. */
 std::vector<std::int64_t> scatterPieces(
     const std::vector<std::vector<std::int64_t>>& pieces,
     std::size_t myCount,
@@ -27,7 +28,6 @@ std::vector<std::int64_t> scatterPieces(
 {
     std::vector<std::int64_t> flat;
     std::vector<int> counts;
-    std::vector<int> displs;
     if (env.rank() == root)
     {
         for (const auto& piece : pieces)
@@ -37,27 +37,86 @@ std::vector<std::int64_t> scatterPieces(
                 "DistributedGraph::scatter: graph too large for MPI_Scatterv counts",
                 where
             );
-            displs.push_back(static_cast<int>(flat.size()));
             counts.push_back(static_cast<int>(piece.size()));
             flat.insert(flat.end(), piece.begin(), piece.end());
         }
     }
     std::vector<std::int64_t> mine(myCount);
-    FIELDSYNC_MPI_AT(
-        MPI_Scatterv(
-            flat.data(),
-            counts.data(),
-            displs.data(),
-            MPI_INT64_T,
-            mine.data(),
-            static_cast<int>(myCount),
-            MPI_INT64_T,
-            root,
-            env.comm()
-        ),
-        where
+    mpi::scatterV(
+        flat, std::span<const int>(counts), mine, root, env.comm(), mpi::CallOptions<> {}, where
     );
     return mine;
+}
+
+/** @brief What root sends each rank: ids, degrees, adjacency and neighbour owners per rank, and
+ * per rank the pair [cells, adjacency entries]. */
+struct GraphPieces
+{
+    std::vector<std::vector<std::int64_t>> ids;       /**< global ids per rank */
+    std::vector<std::vector<std::int64_t>> degrees;   /**< neighbour counts per rank */
+    std::vector<std::vector<std::int64_t>> adjacency; /**< neighbour ids per rank */
+    std::vector<std::vector<std::int64_t>> owners;    /**< owner of each neighbour per rank */
+    std::vector<std::int64_t> sizes;                  /**< [cells, adjacency entries] per rank */
+};
+
+/** @brief Root only: splits @p global into the pieces of the @p nRanks parts of @p partition. */
+GraphPieces splitByPart(const CellGraph& global, const Partition& partition, int nRanks)
+{
+    GraphPieces pieces;
+    const auto p = static_cast<std::size_t>(nRanks);
+    pieces.ids.resize(p);
+    pieces.degrees.resize(p);
+    pieces.adjacency.resize(p);
+    pieces.owners.resize(p);
+    for (std::size_t i { 0 }; i < global.nCells(); ++i)
+    {
+        const auto part = static_cast<std::size_t>(partition.partOf(i));
+        pieces.ids[part].push_back(static_cast<std::int64_t>(i));
+        const auto nbrs = global.neighbours(i);
+        pieces.degrees[part].push_back(static_cast<std::int64_t>(nbrs.size()));
+        for (const GlobalIndex n : nbrs)
+        {
+            pieces.adjacency[part].push_back(n);
+            pieces.owners[part].push_back(partition.partOf(static_cast<std::size_t>(n)));
+        }
+    }
+    for (std::size_t r { 0 }; r < p; ++r)
+    {
+        pieces.sizes.push_back(static_cast<std::int64_t>(pieces.ids[r].size()));
+        pieces.sizes.push_back(static_cast<std::int64_t>(pieces.adjacency[r].size()));
+    }
+    return pieces;
+}
+
+/** @brief Collective: root checks the graph and the partition; bad input fails on every rank. */
+void checkScatterInput(
+    const mpi::MPIEnvironment& env,
+    const CellGraph& global,
+    const Partition& partition,
+    bool isRoot,
+    const std::source_location& where
+)
+{
+    std::string error;
+    if (isRoot)
+    {
+        try
+        {
+            partition.checkFits(global, where);
+            FIELDSYNC_CHECK_AT(
+                partition.nParts() == env.sizeRank(),
+                "DistributedGraph::scatter: partition has " + std::to_string(partition.nParts()) +
+                    " parts for " + std::to_string(env.sizeRank()) + " ranks",
+                where
+            );
+            global.checkSymmetric(where);
+        }
+        catch (const Error& e)
+        {
+            error = e.message();
+        }
+    }
+    raiseIfAnyFailed(env.comm(), error, where);
 }
 } // namespace
 
@@ -86,68 +145,16 @@ DistributedGraph DistributedGraph::scatter(
         where
     );
     const bool isRoot { env.rank() == root };
-    std::string error;
-    if (isRoot)
-    {
-        try
-        {
-            partition.checkFits(global, where);
-            FIELDSYNC_CHECK_AT(
-                partition.nParts() == nRanks,
-                "DistributedGraph::scatter: partition has " + std::to_string(partition.nParts()) +
-                    " parts for " + std::to_string(nRanks) + " ranks",
-                where
-            );
-            global.checkSymmetric(where);
-        }
-        catch (const Error& e)
-        {
-            error = e.message();
-        }
-    }
-    raiseIfAnyFailed(env.comm(), error, where);
-
-    // per rank: [cells, adjacency entries]; ids, degrees, adjacency and owners
-    std::vector<std::vector<std::int64_t>> ids;
-    std::vector<std::vector<std::int64_t>> degrees;
-    std::vector<std::vector<std::int64_t>> adjacency;
-    std::vector<std::vector<std::int64_t>> owners;
-    std::vector<std::int64_t> sizes;
-    if (isRoot)
-    {
-        const auto p = static_cast<std::size_t>(nRanks);
-        ids.resize(p);
-        degrees.resize(p);
-        adjacency.resize(p);
-        owners.resize(p);
-        for (std::size_t i { 0 }; i < global.nCells(); ++i)
-        {
-            const auto part = static_cast<std::size_t>(partition.partOf(i));
-            ids[part].push_back(static_cast<std::int64_t>(i));
-            const auto nbrs = global.neighbours(i);
-            degrees[part].push_back(static_cast<std::int64_t>(nbrs.size()));
-            for (const GlobalIndex n : nbrs)
-            {
-                adjacency[part].push_back(n);
-                owners[part].push_back(partition.partOf(static_cast<std::size_t>(n)));
-            }
-        }
-        for (std::size_t r { 0 }; r < p; ++r)
-        {
-            sizes.push_back(static_cast<std::int64_t>(ids[r].size()));
-            sizes.push_back(static_cast<std::int64_t>(adjacency[r].size()));
-        }
-    }
-    std::int64_t mySizes[2] { 0, 0 };
-    FIELDSYNC_MPI_AT(
-        MPI_Scatter(sizes.data(), 2, MPI_INT64_T, mySizes, 2, MPI_INT64_T, root, env.comm()), where
-    );
+    checkScatterInput(env, global, partition, isRoot, where);
+    const GraphPieces pieces { isRoot ? splitByPart(global, partition, nRanks) : GraphPieces {} };
+    std::vector<std::int64_t> mySizes(2); // [cells, adjacency entries]
+    mpi::scatter(pieces.sizes, mySizes, root, env.comm(), mpi::CallOptions<> {}, where);
     const auto nCells = static_cast<std::size_t>(mySizes[0]);
     const auto nAdj = static_cast<std::size_t>(mySizes[1]);
-    const auto myIds = scatterPieces(ids, nCells, root, env, where);
-    const auto myDegrees = scatterPieces(degrees, nCells, root, env, where);
-    const auto myAdjacency = scatterPieces(adjacency, nAdj, root, env, where);
-    const auto myOwners = scatterPieces(owners, nAdj, root, env, where);
+    const auto myIds = scatterPieces(pieces.ids, nCells, root, env, where);
+    const auto myDegrees = scatterPieces(pieces.degrees, nCells, root, env, where);
+    const auto myAdjacency = scatterPieces(pieces.adjacency, nAdj, root, env, where);
+    const auto myOwners = scatterPieces(pieces.owners, nAdj, root, env, where);
 
     std::vector<std::size_t> offsets { 0 };
     for (const std::int64_t d : myDegrees)

@@ -42,6 +42,570 @@ void sortUnique(std::vector<GlobalIndex>& ids)
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
 }
+
+/** @brief The local numbering of the ghosts and the receive map it implies. */
+struct GhostNumbering
+{
+    std::vector<GlobalIndex> globalIds;                     /**< owned, then ghost ids */
+    std::vector<int> ghostOwners;                           /**< owner of each ghost */
+    std::vector<int> ghostLayers;                           /**< layer of each ghost */
+    std::unordered_map<GlobalIndex, LocalIndex> ghostLocal; /**< ghost id -> local index */
+    std::vector<int> receiveRanks;                          /**< owners, ascending */
+    std::vector<std::size_t> receiveOffsets;                /**< their ghost ranges */
+    std::vector<LocalIndex> receiveIndices;                 /**< local ghost indices */
+};
+
+/**
+ * @brief One run of HaloBuilder::build: the state its phases share and the phases as named steps
+ * (doc/partitioning.md, "How the distributed builder works"). Each phase that can find bad input
+ * ends with raiseIfAnyFailed, so every rank stops together.
+ */
+class HaloBuild
+{
+public:
+    HaloBuild(
+        const CellGraph& owned,
+        std::span<const int> neighbourOwners,
+        bool ownersGiven,
+        const mpi::MPIEnvironment& privateEnv,
+        const std::source_location& where
+    )
+        : owned_(owned), neighbourOwners_(neighbourOwners), ownersGiven_(ownersGiven),
+          comm_(privateEnv.comm()), self_(privateEnv.rank()), nRanks_(privateEnv.sizeRank()),
+          where_(where), onRank_(" (rank " + std::to_string(self_) + ")")
+    {
+    }
+
+    void numberOwnedCells();
+    void findFirstLayer();
+    void lookUpOwners();
+    void exchangeFirstLayerEdges();
+    void addLayer(int layer);
+    [[nodiscard]] HaloLayout makeLayout();
+
+private:
+    void fail(std::string message);
+    void raiseIfAnyFailed() const;
+    void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
+    void recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b);
+    void checkEdgeRequests(const SparseMessage& message);
+    [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
+    void sendAdjacency(
+        int layer,
+        const std::vector<std::vector<std::int64_t>>& replies,
+        std::vector<MPI_Request>& requests
+    ) const;
+    [[nodiscard]] std::map<int, std::vector<std::int64_t>> receiveAdjacency(int layer);
+    void readAdjacencyReply(
+        int q,
+        const std::vector<std::int64_t>& reply,
+        int layer,
+        std::map<int, std::vector<std::int64_t>>& asks
+    );
+    void registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks);
+    [[nodiscard]] GhostNumbering numberGhosts() const;
+    [[nodiscard]] halo::RankSimplexCommMap sendMap();
+    [[nodiscard]] std::vector<LocalIndex>
+    ownedNeighbours(const std::unordered_map<GlobalIndex, LocalIndex>& ghostLocal) const;
+
+    const CellGraph& owned_;               /**< this rank's cells */
+    std::span<const int> neighbourOwners_; /**< owner of each adjacency entry, if given */
+    bool ownersGiven_;                     /**< whether neighbourOwners_ is used */
+    MPI_Comm comm_;                        /**< the builder's private communicator */
+    int self_;                             /**< this rank */
+    int nRanks_;                           /**< ranks of comm_ */
+    std::source_location where_;           /**< the caller's call site */
+    std::string onRank_;                   /**< " (rank r)" for messages */
+    std::string error_;                    /**< the first bad input found on this rank */
+    std::unordered_map<GlobalIndex, LocalIndex> ownedLocal_; /**< owned id -> local index */
+    std::map<GlobalIndex, int> ghostOwner_;                  /**< ghost id -> owner */
+    std::map<GlobalIndex, int> ghostLayer_;                  /**< ghost id -> layer */
+    std::map<int, std::vector<GlobalIndex>> sendCells_;      /**< requester -> my cells it needs */
+    std::map<int, std::vector<GlobalIndex>> newRequests_; /**< requester -> cells of last layer */
+    std::vector<GlobalIndex> lastLayer_;                  /**< ghosts of the last layer */
+    std::size_t directoryEntries_ { 0 };                  /**< owner-directory entries here */
+};
+
+void HaloBuild::fail(std::string message)
+{
+    if (error_.empty())
+    {
+        error_ = std::move(message);
+    }
+}
+
+void HaloBuild::raiseIfAnyFailed() const
+{
+    fieldsync::raiseIfAnyFailed(comm_, error_, where_);
+}
+
+/** @brief Owned cells: global id -> local index; a cell listed twice is an error. */
+void HaloBuild::numberOwnedCells()
+{
+    const std::size_t nOwned { owned_.nCells() };
+    ownedLocal_.reserve(nOwned);
+    if (nOwned >= static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()))
+    {
+        fail(
+            "HaloBuilder: " + std::to_string(nOwned) + " owned cells exceed the local index range"
+        );
+    }
+    for (std::size_t i { 0 }; i < nOwned && error_.empty(); ++i)
+    {
+        if (!ownedLocal_.emplace(owned_.globalId(i), static_cast<LocalIndex>(i)).second)
+        {
+            fail("HaloBuilder: " + cellText(owned_.globalId(i)) + " is listed twice" + onRank_);
+        }
+    }
+    if (ownersGiven_ && neighbourOwners_.size() != owned_.adjacency().size())
+    {
+        fail(
+            "HaloBuilder: " + std::to_string(neighbourOwners_.size()) + " neighbour owners for " +
+            std::to_string(owned_.adjacency().size()) + " neighbour entries" + onRank_
+        );
+    }
+    raiseIfAnyFailed();
+}
+
+/** @brief Checks the symmetry of edges inside this rank and collects the first halo layer (with
+ * its owners when the caller gave them). */
+void HaloBuild::findFirstLayer()
+{
+    for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+    {
+        const GlobalIndex a { owned_.globalId(i) };
+        const auto nbrs = owned_.neighbours(i);
+        for (std::size_t k { 0 }; k < nbrs.size(); ++k)
+        {
+            const GlobalIndex b { nbrs[k] };
+            const auto local = ownedLocal_.find(b);
+            if (local != ownedLocal_.end())
+            {
+                checkLocalEdge(a, b, local->second);
+                continue;
+            }
+            ghostLayer_[b] = 1;
+            if (ownersGiven_)
+            {
+                recordGivenOwner(i, k, b);
+            }
+        }
+    }
+}
+
+/** @brief Owned cell @p a lists owned cell @p b (local index @p localB): b must list a. */
+void HaloBuild::checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB)
+{
+    const auto back = owned_.neighbours(static_cast<std::size_t>(localB));
+    if (std::find(back.begin(), back.end(), a) == back.end())
+    {
+        fail(
+            "HaloBuilder: asymmetric graph: " + cellText(a) + " lists neighbour " +
+            std::to_string(b) + " but " + cellText(b) + " does not list " + std::to_string(a) +
+            onRank_
+        );
+    }
+}
+
+/** @brief The caller's owner of neighbour @p k of cell @p i (ghost @p b): in range, not this
+ * rank, and the same for every entry of b. */
+void HaloBuild::recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b)
+{
+    const int q { neighbourOwners_[owned_.offsets()[i] + k] };
+    if (q < 0 || q >= nRanks_ || q == self_)
+    {
+        fail(
+            "HaloBuilder: " + cellText(owned_.globalId(i)) + ": neighbour " + std::to_string(b) +
+            " has owner " + std::to_string(q) + ", but " +
+            (q == self_ ? "this rank does not own it"
+                        : "ranks are 0.." + std::to_string(nRanks_ - 1)) +
+            onRank_
+        );
+        return;
+    }
+    const auto [it, inserted] = ghostOwner_.emplace(b, q);
+    if (!inserted && it->second != q)
+    {
+        fail(
+            "HaloBuilder: " + cellText(b) + " is given two owners, " + std::to_string(it->second) +
+            " and " + std::to_string(q) + onRank_
+        );
+    }
+}
+
+/** @brief Without owners from the caller, asks an OwnerDirectory for the first layer's owners;
+ * a neighbour no rank owns is an error. */
+void HaloBuild::lookUpOwners()
+{
+    if (!ownersGiven_)
+    {
+        const OwnerDirectory directory(comm_, owned_.globalIds(), where_);
+        directoryEntries_ = directory.localEntries();
+        std::vector<GlobalIndex> asked;
+        asked.reserve(ghostLayer_.size());
+        for (const auto& entry : ghostLayer_)
+        {
+            asked.push_back(entry.first);
+        }
+        const std::vector<int> owners { directory.owners(asked, where_) };
+        for (std::size_t k { 0 }; k < asked.size(); ++k)
+        {
+            ghostOwner_[asked[k]] = owners[k];
+        }
+        for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+        {
+            for (const GlobalIndex b : owned_.neighbours(i))
+            {
+                const auto it = ghostOwner_.find(b);
+                if (it != ghostOwner_.end() && it->second < 0)
+                {
+                    fail(
+                        "HaloBuilder: " + cellText(owned_.globalId(i)) + " has neighbour " +
+                        std::to_string(b) + " that no rank owns" + onRank_
+                    );
+                }
+            }
+        }
+    }
+    raiseIfAnyFailed();
+}
+
+/** @brief Sends each owner the pairs (ghost, my cell that needs it); as an owner, checks what
+ * arrives and records who needs which of its cells. */
+void HaloBuild::exchangeFirstLayerEdges()
+{
+    std::map<int, std::vector<std::int64_t>> edges; // owner -> (ghost, my cell) pairs
+    for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+    {
+        for (const GlobalIndex b : owned_.neighbours(i))
+        {
+            const auto it = ghostOwner_.find(b);
+            if (it != ghostOwner_.end())
+            {
+                auto& message = edges[it->second];
+                message.push_back(b);
+                message.push_back(owned_.globalId(i));
+            }
+        }
+    }
+    for (const SparseMessage& message :
+         sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))
+    {
+        checkEdgeRequests(message);
+    }
+    raiseIfAnyFailed();
+    for (const auto& [rank, cells] : newRequests_)
+    {
+        auto& all = sendCells_[rank];
+        all.insert(all.end(), cells.begin(), cells.end());
+    }
+    for (const auto& entry : ghostOwner_)
+    {
+        lastLayer_.push_back(entry.first);
+    }
+}
+
+/** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric. */
+void HaloBuild::checkEdgeRequests(const SparseMessage& message)
+{
+    auto& cells = newRequests_[message.rank];
+    for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)
+    {
+        const GlobalIndex b { message.data[k] };
+        const GlobalIndex a { message.data[k + 1] };
+        const auto local = ownedLocal_.find(b);
+        if (local == ownedLocal_.end())
+        {
+            fail(
+                "HaloBuilder: rank " + std::to_string(message.rank) + " says its " + cellText(a) +
+                " has neighbour " + std::to_string(b) + ", owned by this rank, but no rank owns " +
+                cellText(b) + onRank_
+            );
+            continue;
+        }
+        const auto back = owned_.neighbours(static_cast<std::size_t>(local->second));
+        if (std::find(back.begin(), back.end(), a) == back.end())
+        {
+            fail(
+                "HaloBuilder: asymmetric graph: " + cellText(a) + " (rank " +
+                std::to_string(message.rank) + ") lists neighbour " + std::to_string(b) + " but " +
+                cellText(b) + " does not list " + std::to_string(a) + onRank_
+            );
+        }
+        cells.push_back(b);
+    }
+    sortUnique(cells);
+}
+
+/** @brief Halo layer @p layer (2, 3, ...): the owners of the last layer send its adjacency with
+ * the owners; new ghosts are requested from their owners. */
+void HaloBuild::addLayer(int layer)
+{
+    const std::vector<std::vector<std::int64_t>> replies { adjacencyReplies() };
+    std::vector<MPI_Request> requests;
+    sendAdjacency(layer, replies, requests);
+    std::map<int, std::vector<std::int64_t>> asks { receiveAdjacency(layer) };
+    FIELDSYNC_MPI_AT(
+        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), where_
+    );
+    raiseIfAnyFailed();
+    registerLayerRequests(layer, asks);
+    raiseIfAnyFailed();
+}
+
+/** @brief Owner side: for each requester, the cells it asked for last time, each as
+ * (id, degree, (neighbour, owner)...). */
+std::vector<std::vector<std::int64_t>> HaloBuild::adjacencyReplies() const
+{
+    std::vector<std::vector<std::int64_t>> replies;
+    replies.reserve(newRequests_.size());
+    for (const auto& entry : newRequests_)
+    {
+        std::vector<std::int64_t> reply;
+        for (const GlobalIndex b : entry.second)
+        {
+            const auto nbrs = owned_.neighbours(static_cast<std::size_t>(ownedLocal_.at(b)));
+            reply.push_back(b);
+            reply.push_back(static_cast<std::int64_t>(nbrs.size()));
+            for (const GlobalIndex n : nbrs)
+            {
+                reply.push_back(n);
+                reply.push_back(ownedLocal_.contains(n) ? self_ : ghostOwner_.at(n));
+            }
+        }
+        replies.push_back(std::move(reply));
+    }
+    return replies;
+}
+
+/** @brief Starts one send of @p replies per requester (in the order of newRequests_). */
+void HaloBuild::sendAdjacency(
+    int layer,
+    const std::vector<std::vector<std::int64_t>>& replies,
+    std::vector<MPI_Request>& requests
+) const
+{
+    std::size_t r { 0 };
+    for (const auto& entry : newRequests_)
+    {
+        const std::vector<std::int64_t>& reply { replies[r++] };
+        MPI_Request request { MPI_REQUEST_NULL };
+        FIELDSYNC_MPI_AT(
+            MPI_Isend(
+                reply.data(),
+                static_cast<int>(reply.size()),
+                MPI_INT64_T,
+                entry.first,
+                adjacencyTagBase + layer,
+                comm_,
+                &request
+            ),
+            where_
+        );
+        requests.push_back(request);
+    }
+}
+
+/** @brief Requester side: one reply from each owner of the last layer; returns the new ghosts
+ * to ask for, by owner. */
+std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
+{
+    std::vector<int> lastOwners;
+    for (const GlobalIndex b : lastLayer_)
+    {
+        lastOwners.push_back(ghostOwner_.at(b));
+    }
+    std::sort(lastOwners.begin(), lastOwners.end());
+    lastOwners.erase(std::unique(lastOwners.begin(), lastOwners.end()), lastOwners.end());
+    std::map<int, std::vector<std::int64_t>> asks;
+    lastLayer_.clear();
+    for (const int q : lastOwners)
+    {
+        MPI_Status status;
+        FIELDSYNC_MPI_AT(MPI_Probe(q, adjacencyTagBase + layer, comm_, &status), where_);
+        int count { 0 };
+        FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
+        std::vector<std::int64_t> reply(static_cast<std::size_t>(count));
+        FIELDSYNC_MPI_AT(
+            MPI_Recv(
+                reply.data(),
+                count,
+                MPI_INT64_T,
+                q,
+                adjacencyTagBase + layer,
+                comm_,
+                MPI_STATUS_IGNORE
+            ),
+            where_
+        );
+        readAdjacencyReply(q, reply, layer, asks);
+    }
+    return asks;
+}
+
+/** @brief Reads owner @p q's reply: each neighbour not yet known becomes a ghost of @p layer. */
+void HaloBuild::readAdjacencyReply(
+    int q,
+    const std::vector<std::int64_t>& reply,
+    int layer,
+    std::map<int, std::vector<std::int64_t>>& asks
+)
+{
+    std::size_t k { 0 };
+    while (k + 1 < reply.size())
+    {
+        const auto degree = static_cast<std::size_t>(reply[k + 1]);
+        k += 2;
+        for (std::size_t e { 0 }; e < degree; ++e, k += 2)
+        {
+            const GlobalIndex n { reply[k] };
+            const int owner { static_cast<int>(reply[k + 1]) };
+            if (ownedLocal_.contains(n) || ghostOwner_.contains(n))
+            {
+                continue;
+            }
+            if (owner == self_ || owner < 0)
+            {
+                fail(
+                    "HaloBuilder: rank " + std::to_string(q) + " names owner " +
+                    std::to_string(owner) + " for " + cellText(n) +
+                    ", which this rank does not own" + onRank_
+                );
+                continue;
+            }
+            ghostOwner_[n] = owner;
+            ghostLayer_[n] = layer;
+            asks[owner].push_back(n);
+            lastLayer_.push_back(n);
+        }
+    }
+}
+
+/** @brief The owners of the new layer learn who needs which of their cells. */
+void HaloBuild::registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks)
+{
+    newRequests_.clear();
+    for (const SparseMessage& message :
+         sparseExchange(comm_, layerTagBase + layer, toMessages(asks), "HaloBuilder layer", where_))
+    {
+        auto& cells = newRequests_[message.rank];
+        for (const std::int64_t b : message.data)
+        {
+            if (!ownedLocal_.contains(b))
+            {
+                fail(
+                    "HaloBuilder: rank " + std::to_string(message.rank) + " asks for " +
+                    cellText(b) + " (halo layer " + std::to_string(layer) +
+                    "), which this rank does not own" + onRank_
+                );
+                continue;
+            }
+            cells.push_back(b);
+        }
+        sortUnique(cells);
+        auto& all = sendCells_[message.rank];
+        all.insert(all.end(), cells.begin(), cells.end());
+    }
+}
+
+/** @brief Local numbering (owned cells, then ghosts by owner and global id) and both maps. */
+HaloLayout HaloBuild::makeLayout()
+{
+    GhostNumbering ghosts { numberGhosts() };
+    halo::RankSimplexCommMap send { sendMap() };
+    std::vector<LocalIndex> neighbours { ownedNeighbours(ghosts.ghostLocal) };
+    return HaloLayout(
+        owned_.nCells(),
+        std::move(ghosts.globalIds),
+        std::move(ghosts.ghostOwners),
+        std::move(ghosts.ghostLayers),
+        std::vector<std::size_t>(owned_.offsets().begin(), owned_.offsets().end()),
+        std::move(neighbours),
+        std::move(send),
+        halo::RankSimplexCommMap(
+            nRanks_,
+            std::move(ghosts.receiveRanks),
+            std::move(ghosts.receiveOffsets),
+            std::move(ghosts.receiveIndices),
+            where_
+        ),
+        directoryEntries_
+    );
+}
+
+/** @brief Numbers the ghosts after the owned cells, grouped by owner, by global id within one. */
+GhostNumbering HaloBuild::numberGhosts() const
+{
+    const std::size_t nOwned { owned_.nCells() };
+    std::vector<std::pair<int, GlobalIndex>> ghosts;
+    ghosts.reserve(ghostOwner_.size());
+    for (const auto& [id, owner] : ghostOwner_)
+    {
+        ghosts.emplace_back(owner, id);
+    }
+    std::sort(ghosts.begin(), ghosts.end());
+    FIELDSYNC_CHECK_AT(
+        nOwned + ghosts.size() < static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()),
+        "HaloBuilder: owned plus ghost cells exceed the local index range" + onRank_,
+        where_
+    );
+    GhostNumbering result;
+    result.globalIds.assign(owned_.globalIds().begin(), owned_.globalIds().end());
+    result.ghostLocal.reserve(ghosts.size());
+    for (std::size_t k { 0 }; k < ghosts.size(); ++k)
+    {
+        const auto [owner, id] = ghosts[k];
+        const auto local = static_cast<LocalIndex>(nOwned + k);
+        if (result.receiveRanks.empty() || result.receiveRanks.back() != owner)
+        {
+            result.receiveRanks.push_back(owner);
+            result.receiveOffsets.push_back(k);
+        }
+        result.receiveIndices.push_back(local);
+        result.globalIds.push_back(id);
+        result.ghostOwners.push_back(owner);
+        result.ghostLayers.push_back(ghostLayer_.at(id));
+        result.ghostLocal.emplace(id, local);
+    }
+    result.receiveOffsets.push_back(ghosts.size());
+    return result;
+}
+
+/** @brief The send map: for each requester, the owned cells it needs, by global id. */
+halo::RankSimplexCommMap HaloBuild::sendMap()
+{
+    std::vector<int> sendRanks;
+    std::vector<std::size_t> sendOffsets { 0 };
+    std::vector<LocalIndex> sendIndices;
+    for (auto& [rank, cells] : sendCells_)
+    {
+        sortUnique(cells);
+        sendRanks.push_back(rank);
+        for (const GlobalIndex b : cells)
+        {
+            sendIndices.push_back(ownedLocal_.at(b));
+        }
+        sendOffsets.push_back(sendIndices.size());
+    }
+    return halo::RankSimplexCommMap(
+        nRanks_, std::move(sendRanks), std::move(sendOffsets), std::move(sendIndices), where_
+    );
+}
+
+/** @brief The owned cells' neighbours in local indices. */
+std::vector<LocalIndex>
+HaloBuild::ownedNeighbours(const std::unordered_map<GlobalIndex, LocalIndex>& ghostLocal) const
+{
+    std::vector<LocalIndex> neighbours;
+    neighbours.reserve(owned_.adjacency().size());
+    for (const GlobalIndex n : owned_.adjacency())
+    {
+        const auto it = ownedLocal_.find(n);
+        neighbours.push_back(it != ownedLocal_.end() ? it->second : ghostLocal.at(n));
+    }
+    return neighbours;
+}
+
 } // namespace
 
 HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_location where)
@@ -71,397 +635,16 @@ HaloLayout HaloBuilder::buildImpl(
     const std::source_location& where
 ) const
 {
-    const MPI_Comm comm { private_.comm() };
-    const int self { private_.rank() };
-    const int nRanks { private_.sizeRank() };
-    const std::string onRank { " (rank " + std::to_string(self) + ")" };
-    std::string error;
-    const auto fail = [&error](std::string message)
-    {
-        if (error.empty())
-        {
-            error = std::move(message);
-        }
-    };
-
-    // owned cells: global id -> local index
-    const std::size_t nOwned { owned.nCells() };
-    std::unordered_map<GlobalIndex, LocalIndex> ownedLocal;
-    ownedLocal.reserve(nOwned);
-    if (nOwned >= static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()))
-    {
-        fail(
-            "HaloBuilder: " + std::to_string(nOwned) + " owned cells exceed the local index range"
-        );
-    }
-    for (std::size_t i { 0 }; i < nOwned && error.empty(); ++i)
-    {
-        if (!ownedLocal.emplace(owned.globalId(i), static_cast<LocalIndex>(i)).second)
-        {
-            fail("HaloBuilder: " + cellText(owned.globalId(i)) + " is listed twice" + onRank);
-        }
-    }
-    if (ownersGiven && neighbourOwners.size() != owned.adjacency().size())
-    {
-        fail(
-            "HaloBuilder: " + std::to_string(neighbourOwners.size()) + " neighbour owners for " +
-            std::to_string(owned.adjacency().size()) + " neighbour entries" + onRank
-        );
-    }
-    raiseIfAnyFailed(comm, error, where);
-
-    // local symmetry and the first halo layer
-    std::map<GlobalIndex, int> ghostOwner;          // ghost id -> owner
-    std::map<GlobalIndex, int> ghostLayer;          // ghost id -> layer
-    std::map<int, std::vector<std::int64_t>> edges; // owner -> (ghost, my cell) pairs
-    for (std::size_t i { 0 }; i < nOwned; ++i)
-    {
-        const GlobalIndex a { owned.globalId(i) };
-        const auto nbrs = owned.neighbours(i);
-        for (std::size_t k { 0 }; k < nbrs.size(); ++k)
-        {
-            const GlobalIndex b { nbrs[k] };
-            const auto local = ownedLocal.find(b);
-            if (local != ownedLocal.end())
-            {
-                const auto back = owned.neighbours(static_cast<std::size_t>(local->second));
-                if (std::find(back.begin(), back.end(), a) == back.end())
-                {
-                    fail(
-                        "HaloBuilder: asymmetric graph: " + cellText(a) + " lists neighbour " +
-                        std::to_string(b) + " but " + cellText(b) + " does not list " +
-                        std::to_string(a) + onRank
-                    );
-                }
-                continue;
-            }
-            ghostLayer[b] = 1;
-            if (ownersGiven)
-            {
-                const int q { neighbourOwners[owned.offsets()[i] + k] };
-                if (q < 0 || q >= nRanks || q == self)
-                {
-                    fail(
-                        "HaloBuilder: " + cellText(a) + ": neighbour " + std::to_string(b) +
-                        " has owner " + std::to_string(q) + ", but " +
-                        (q == self ? "this rank does not own it"
-                                   : "ranks are 0.." + std::to_string(nRanks - 1)) +
-                        onRank
-                    );
-                    continue;
-                }
-                const auto [it, inserted] = ghostOwner.emplace(b, q);
-                if (!inserted && it->second != q)
-                {
-                    fail(
-                        "HaloBuilder: " + cellText(b) + " is given two owners, " +
-                        std::to_string(it->second) + " and " + std::to_string(q) + onRank
-                    );
-                }
-            }
-        }
-    }
-    std::size_t directoryEntries { 0 };
-    if (!ownersGiven)
-    {
-        const OwnerDirectory directory(comm, owned.globalIds(), where);
-        directoryEntries = directory.localEntries();
-        std::vector<GlobalIndex> asked;
-        asked.reserve(ghostLayer.size());
-        for (const auto& entry : ghostLayer)
-        {
-            asked.push_back(entry.first);
-        }
-        const std::vector<int> owners { directory.owners(asked, where) };
-        for (std::size_t k { 0 }; k < asked.size(); ++k)
-        {
-            ghostOwner[asked[k]] = owners[k];
-        }
-        for (std::size_t i { 0 }; i < nOwned; ++i)
-        {
-            for (const GlobalIndex b : owned.neighbours(i))
-            {
-                const auto it = ghostOwner.find(b);
-                if (it != ghostOwner.end() && it->second < 0)
-                {
-                    fail(
-                        "HaloBuilder: " + cellText(owned.globalId(i)) + " has neighbour " +
-                        std::to_string(b) + " that no rank owns" + onRank
-                    );
-                }
-            }
-        }
-    }
-    raiseIfAnyFailed(comm, error, where);
-
-    for (std::size_t i { 0 }; i < nOwned; ++i)
-    {
-        for (const GlobalIndex b : owned.neighbours(i))
-        {
-            const auto it = ghostOwner.find(b);
-            if (it != ghostOwner.end())
-            {
-                auto& message = edges[it->second];
-                message.push_back(b);
-                message.push_back(owned.globalId(i));
-            }
-        }
-    }
-
-    // owner side of layer 1: check the requests and the symmetry of the cut edges
-    std::map<int, std::vector<GlobalIndex>> sendCells;   // requester -> my cells it needs
-    std::map<int, std::vector<GlobalIndex>> newRequests; // requester -> cells of this layer
-    for (const SparseMessage& message :
-         sparseExchange(comm, edgeTag, toMessages(edges), "HaloBuilder edges", where))
-    {
-        auto& cells = newRequests[message.rank];
-        for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)
-        {
-            const GlobalIndex b { message.data[k] };
-            const GlobalIndex a { message.data[k + 1] };
-            const auto local = ownedLocal.find(b);
-            if (local == ownedLocal.end())
-            {
-                fail(
-                    "HaloBuilder: rank " + std::to_string(message.rank) + " says its " +
-                    cellText(a) + " has neighbour " + std::to_string(b) +
-                    ", owned by this rank, but no rank owns " + cellText(b) + onRank
-                );
-                continue;
-            }
-            const auto back = owned.neighbours(static_cast<std::size_t>(local->second));
-            if (std::find(back.begin(), back.end(), a) == back.end())
-            {
-                fail(
-                    "HaloBuilder: asymmetric graph: " + cellText(a) + " (rank " +
-                    std::to_string(message.rank) + ") lists neighbour " + std::to_string(b) +
-                    " but " + cellText(b) + " does not list " + std::to_string(a) + onRank
-                );
-            }
-            cells.push_back(b);
-        }
-        sortUnique(cells);
-    }
-    raiseIfAnyFailed(comm, error, where);
-    for (const auto& [rank, cells] : newRequests)
-    {
-        auto& all = sendCells[rank];
-        all.insert(all.end(), cells.begin(), cells.end());
-    }
-
-    // further layers: the owners of the last layer send its adjacency with the owners
-    std::vector<GlobalIndex> lastLayer;
-    for (const auto& entry : ghostOwner)
-    {
-        lastLayer.push_back(entry.first);
-    }
+    HaloBuild build(owned, neighbourOwners, ownersGiven, private_, where);
+    build.numberOwnedCells();
+    build.findFirstLayer();
+    build.lookUpOwners();
+    build.exchangeFirstLayerEdges();
     for (int layer { 2 }; layer <= depth_; ++layer)
     {
-        // owner side: adjacency of the cells each requester asked for last time
-        std::vector<std::vector<std::int64_t>> replies;
-        std::vector<MPI_Request> requests;
-        replies.reserve(newRequests.size());
-        for (const auto& [rank, cells] : newRequests)
-        {
-            std::vector<std::int64_t> reply;
-            for (const GlobalIndex b : cells)
-            {
-                const auto nbrs = owned.neighbours(static_cast<std::size_t>(ownedLocal.at(b)));
-                reply.push_back(b);
-                reply.push_back(static_cast<std::int64_t>(nbrs.size()));
-                for (const GlobalIndex n : nbrs)
-                {
-                    reply.push_back(n);
-                    reply.push_back(ownedLocal.contains(n) ? self : ghostOwner.at(n));
-                }
-            }
-            replies.push_back(std::move(reply));
-            MPI_Request request { MPI_REQUEST_NULL };
-            FIELDSYNC_MPI_AT(
-                MPI_Isend(
-                    replies.back().data(),
-                    static_cast<int>(replies.back().size()),
-                    MPI_INT64_T,
-                    rank,
-                    adjacencyTagBase + layer,
-                    comm,
-                    &request
-                ),
-                where
-            );
-            requests.push_back(request);
-        }
-        // requester side: one reply from each owner of the last layer
-        std::vector<int> lastOwners;
-        for (const GlobalIndex b : lastLayer)
-        {
-            lastOwners.push_back(ghostOwner.at(b));
-        }
-        std::sort(lastOwners.begin(), lastOwners.end());
-        lastOwners.erase(std::unique(lastOwners.begin(), lastOwners.end()), lastOwners.end());
-        std::map<int, std::vector<std::int64_t>> asks;
-        std::vector<GlobalIndex> thisLayer;
-        for (const int q : lastOwners)
-        {
-            MPI_Status status;
-            FIELDSYNC_MPI_AT(MPI_Probe(q, adjacencyTagBase + layer, comm, &status), where);
-            int count { 0 };
-            FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where);
-            std::vector<std::int64_t> reply(static_cast<std::size_t>(count));
-            FIELDSYNC_MPI_AT(
-                MPI_Recv(
-                    reply.data(),
-                    count,
-                    MPI_INT64_T,
-                    q,
-                    adjacencyTagBase + layer,
-                    comm,
-                    MPI_STATUS_IGNORE
-                ),
-                where
-            );
-            std::size_t k { 0 };
-            while (k + 1 < reply.size())
-            {
-                const auto degree = static_cast<std::size_t>(reply[k + 1]);
-                k += 2;
-                for (std::size_t e { 0 }; e < degree; ++e, k += 2)
-                {
-                    const GlobalIndex n { reply[k] };
-                    const int owner { static_cast<int>(reply[k + 1]) };
-                    if (ownedLocal.contains(n) || ghostOwner.contains(n))
-                    {
-                        continue;
-                    }
-                    if (owner == self || owner < 0)
-                    {
-                        fail(
-                            "HaloBuilder: rank " + std::to_string(q) + " names owner " +
-                            std::to_string(owner) + " for " + cellText(n) +
-                            ", which this rank does not own" + onRank
-                        );
-                        continue;
-                    }
-                    ghostOwner[n] = owner;
-                    ghostLayer[n] = layer;
-                    asks[owner].push_back(n);
-                    thisLayer.push_back(n);
-                }
-            }
-        }
-        FIELDSYNC_MPI_AT(
-            MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-            where
-        );
-        raiseIfAnyFailed(comm, error, where);
-        // the owners of the new layer learn who needs which of their cells
-        newRequests.clear();
-        for (const SparseMessage& message : sparseExchange(
-                 comm, layerTagBase + layer, toMessages(asks), "HaloBuilder layer", where
-             ))
-        {
-            auto& cells = newRequests[message.rank];
-            for (const std::int64_t b : message.data)
-            {
-                if (!ownedLocal.contains(b))
-                {
-                    fail(
-                        "HaloBuilder: rank " + std::to_string(message.rank) + " asks for " +
-                        cellText(b) + " (halo layer " + std::to_string(layer) +
-                        "), which this rank does not own" + onRank
-                    );
-                    continue;
-                }
-                cells.push_back(b);
-            }
-            sortUnique(cells);
-            auto& all = sendCells[message.rank];
-            all.insert(all.end(), cells.begin(), cells.end());
-        }
-        raiseIfAnyFailed(comm, error, where);
-        lastLayer = std::move(thisLayer);
+        build.addLayer(layer);
     }
-
-    // local numbering: owned cells, then ghosts by (owner, global id)
-    std::vector<std::pair<int, GlobalIndex>> ghosts;
-    ghosts.reserve(ghostOwner.size());
-    for (const auto& [id, owner] : ghostOwner)
-    {
-        ghosts.emplace_back(owner, id);
-    }
-    std::sort(ghosts.begin(), ghosts.end());
-    FIELDSYNC_CHECK_AT(
-        nOwned + ghosts.size() < static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()),
-        "HaloBuilder: owned plus ghost cells exceed the local index range" + onRank,
-        where
-    );
-    std::vector<GlobalIndex> globalIds(owned.globalIds().begin(), owned.globalIds().end());
-    std::vector<int> ghostOwners;
-    std::vector<int> ghostLayers;
-    std::unordered_map<GlobalIndex, LocalIndex> ghostLocal;
-    ghostLocal.reserve(ghosts.size());
-    std::vector<int> receiveRanks;
-    std::vector<std::size_t> receiveOffsets;
-    std::vector<LocalIndex> receiveIndices;
-    for (std::size_t k { 0 }; k < ghosts.size(); ++k)
-    {
-        const auto [owner, id] = ghosts[k];
-        const auto local = static_cast<LocalIndex>(nOwned + k);
-        if (receiveRanks.empty() || receiveRanks.back() != owner)
-        {
-            receiveRanks.push_back(owner);
-            receiveOffsets.push_back(k);
-        }
-        receiveIndices.push_back(local);
-        globalIds.push_back(id);
-        ghostOwners.push_back(owner);
-        ghostLayers.push_back(ghostLayer.at(id));
-        ghostLocal.emplace(id, local);
-    }
-    receiveOffsets.push_back(ghosts.size());
-
-    std::vector<int> sendRanks;
-    std::vector<std::size_t> sendOffsets { 0 };
-    std::vector<LocalIndex> sendIndices;
-    for (auto& [rank, cells] : sendCells)
-    {
-        sortUnique(cells);
-        sendRanks.push_back(rank);
-        for (const GlobalIndex b : cells)
-        {
-            sendIndices.push_back(ownedLocal.at(b));
-        }
-        sendOffsets.push_back(sendIndices.size());
-    }
-
-    std::vector<std::size_t> ownedOffsets(owned.offsets().begin(), owned.offsets().end());
-    std::vector<LocalIndex> ownedNeighbours;
-    ownedNeighbours.reserve(owned.adjacency().size());
-    for (const GlobalIndex n : owned.adjacency())
-    {
-        const auto it = ownedLocal.find(n);
-        ownedNeighbours.push_back(it != ownedLocal.end() ? it->second : ghostLocal.at(n));
-    }
-
-    return HaloLayout(
-        nOwned,
-        std::move(globalIds),
-        std::move(ghostOwners),
-        std::move(ghostLayers),
-        std::move(ownedOffsets),
-        std::move(ownedNeighbours),
-        halo::RankSimplexCommMap(
-            nRanks, std::move(sendRanks), std::move(sendOffsets), std::move(sendIndices), where
-        ),
-        halo::RankSimplexCommMap(
-            nRanks,
-            std::move(receiveRanks),
-            std::move(receiveOffsets),
-            std::move(receiveIndices),
-            where
-        ),
-        directoryEntries
-    );
+    return build.makeLayout();
 }
 
 } // namespace fieldsync

@@ -2,6 +2,7 @@
 #include "fieldsync/partition/ownerDirectory.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/partition/sparseExchange.hpp"
 
 #include <algorithm>
@@ -49,8 +50,8 @@ OwnerDirectory::OwnerDirectory(
     {
         localMax = std::max(localMax, id);
     }
-    FIELDSYNC_MPI_AT(MPI_Allreduce(&localMax, &idBound_, 1, MPI_INT64_T, MPI_MAX, comm_), where);
-    idBound_ += 1;
+    mpi::allReduce(localMax, mpi::ReduceOp::Max, comm_, mpi::CallOptions<> {}, where);
+    idBound_ = localMax + 1;
     blockSize_ = std::max<GlobalIndex>(1, (idBound_ + size - 1) / size);
     const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
     const GlobalIndex count { std::clamp<GlobalIndex>(idBound_ - first, 0, blockSize_) };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // NBX sparse exchange: every rank receives exactly what was sent to it, and nothing else.
 #include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/scopedWaitTimeout.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
@@ -59,6 +60,50 @@ TEST_CASE("sparseExchange: NBX delivers a sparse asymmetric pattern, including e
             REQUIRE(in[m].data == payload(expectedFrom[m], env.rank()));
         }
     }
+}
+
+TEST_CASE("sparseExchange: an exchange one rank never enters is an Error naming call site and tag")
+{
+    const mpi::MPIEnvironment env;
+    if (env.sizeRank() < 2)
+    {
+        return; // needs a rank that stays away
+    }
+    const mpi::MPIEnvironment own { env.duplicate() };
+    const int late { env.sizeRank() - 1 };
+    const int tag { 23 };
+    if (env.rank() != late)
+    {
+        // the other ranks send in a ring among themselves: their own sends complete and they
+        // wait in the barrier for the late rank
+        const int present { env.sizeRank() - 1 };
+        const std::vector<SparseMessage> out { { (env.rank() + 1) % present, { 7 } } };
+        std::source_location site;
+        try
+        {
+            const test::ScopedWaitTimeout timeout { "0.2", "error" };
+            site = std::source_location::current();
+            static_cast<void>(sparseExchange(own.comm(), tag, out, "lonely", site));
+            FAIL("no fieldsync::Error from an exchange the late rank never entered");
+        }
+        catch (const Error& error)
+        {
+            const std::string what { error.what() };
+            INFO(what);
+            CHECK(what.find("sparse exchange 'lonely (tag 23)'") != std::string::npos);
+            CHECK(what.find(toString(site)) != std::string::npos);
+            CHECK(what.find("barrier") != std::string::npos);
+            CHECK(error.where().line() == site.line());
+        }
+        MPI_Barrier(env.comm()); // lets the late rank in
+    }
+    else
+    {
+        MPI_Barrier(env.comm()); // until every other rank has seen its time-out
+        // entering now completes the others' abandoned barrier; nothing was sent to this rank
+        CHECK(sparseExchange(own.comm(), tag, {}, "late").empty());
+    }
+    MPI_Barrier(env.comm()); // keeps the others progressing while the late rank finishes
 }
 
 TEST_CASE("OwnerDirectory: owners of known ids, -1 for unknown, duplicate owners rejected")

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <source_location>
 #include <span>
-#include <utility>
-#include <vector>
 
 #include <mpi.h>
 
@@ -50,7 +49,12 @@ public:
     /** @brief Waits for an uncompleted operation after logging an error naming its call site. */
     ~Request();
 
-    /** @brief Blocks until the operation is complete and its results are in the user's memory. */
+    /**
+     * @brief Blocks until the operation is complete and its results are in the user's memory.
+     * Waits through waitWithTimeout with WaitPolicy::fromEnvironment(): past
+     * FIELDSYNC_WAIT_TIMEOUT it warns or throws an Error naming the operation and the call site
+     * that started it; after an error the operation stays in flight and may be waited for again.
+     */
     void wait();
 
     /** @brief Completes the operation if MPI says it is done; true when complete (or empty). */
@@ -62,21 +66,24 @@ public:
     /** @brief The call site that started the operation (empty location for an empty request). */
     [[nodiscard]] std::source_location where() const noexcept;
 
-    /** @brief Completes every request (MPI_Waitall over the active ones). */
+    /** @brief Completes every request (tests the active ones in place, waiting as wait() does).
+     */
     static void waitAll(std::span<Request> requests);
 
     /**
      * @brief Completes one active request and returns its index, or requests.size() when none
-     * is active.
+     * is active (waiting as wait() does).
      */
     static std::size_t waitAny(std::span<Request> requests);
 
 private:
     void abandon() noexcept; /**< complete in the destructor / move assignment, logging */
 
-    /** @brief The MPI handles of the active requests and their indices in @p requests. */
-    static std::pair<std::vector<MPI_Request>, std::vector<std::size_t>>
-    activeHandles(std::span<Request> requests);
+    /** @brief Polls @p test through waitWithTimeout; a report names @p operation and the first
+     * active request's operation and call site. */
+    static void waitForRequests(
+        std::span<Request> requests, const std::function<bool()>& test, const char* operation
+    );
 
     std::unique_ptr<detail::RequestState> state_; /**< the operation, null when empty */
 };

@@ -25,9 +25,13 @@ struct SparseMessage
  * completes. No rank learns or stores anything about ranks it does not talk to: memory and
  * messages grow with the number of neighbours, never with the size of @p comm.
  *
- * Messages to oneself are copied locally. The loop yields while idle (no hot spin) and logs a
- * warning naming @p what and the call site when it has waited longer than FIELDSYNC_WAIT_TIMEOUT
- * seconds (default 60), repeating with back-off.
+ * Messages to oneself are copied locally. The loop waits through mpi::waitWithTimeout with
+ * mpi::WaitPolicy::fromEnvironment() (no hot spin): past FIELDSYNC_WAIT_TIMEOUT it warns with
+ * back-off, or with FIELDSYNC_WAIT_TIMEOUT_ACTION=error throws a fieldsync::Error naming the call
+ * site, @p what, @p tag and what it still waits for (its messages to which ranks, or the
+ * barrier). An exchange that ended in that error cannot be resumed: its barrier, and any of its
+ * sends not yet received, stay in flight, so keep @p outgoing alive and use @p comm for nothing
+ * else afterwards.
  *
  * @param comm the communicator (use a private duplicate: @p tag must not meet other traffic)
  * @param tag the tag of this exchange

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// Request::wait, waitAll and waitAny go through the library's one wait: a non-blocking collective
+// that one rank never joins ends, past FIELDSYNC_WAIT_TIMEOUT, in an Error naming its call site.
+#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/scopedWaitTimeout.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/nonBlocking.hpp"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace fm = fieldsync::mpi;
+
+namespace
+{
+/** @brief Runs @p wait, which must throw a time-out Error naming @p request's operation and the
+ * call site that started it (in this file). */
+template<typename Wait>
+void expectTimeout(Wait&& wait, const fm::Request& request)
+{
+    const auto started = request.where();
+    try
+    {
+        wait();
+        FAIL("no fieldsync::Error thrown by a wait for a collective one rank never joined");
+    }
+    catch (const fieldsync::Error& error)
+    {
+        const std::string what { error.what() };
+        INFO(what);
+        CHECK(what.find("iAllReduce") != std::string::npos);
+        CHECK(what.find("has waited") != std::string::npos);
+        CHECK(what.find(fieldsync::toString(started)) != std::string::npos);
+        CHECK(std::string(error.where().file_name()).find("wait.cpp") != std::string::npos);
+        CHECK(error.where().line() == started.line());
+    }
+    CHECK(request.active()); // still in flight: it may be waited for again
+}
+} // namespace
+
+TEST_CASE(
+    "Request waits: a collective one rank never joins is an Error naming its call site",
+    "[request][wait]"
+)
+{
+    const fm::MPIEnvironment env;
+    REQUIRE(env.sizeRank() >= 2);
+    const fm::MPIEnvironment own { env.duplicate() };
+    const int late { env.sizeRank() - 1 };
+    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
+    const fm::CallOptions<> options { staging };
+    std::vector<double> value { 1.0 + env.rank() };
+    std::vector<double> sum(1);
+    const double expected { env.sizeRank() * (env.sizeRank() + 1) / 2.0 };
+
+    std::array<fm::Request, 2> requests; // the first stays empty: waitAny must skip it
+    if (env.rank() != late)
+    {
+        requests[1] = fm::iAllReduce(value, sum, fm::ReduceOp::Sum, own.comm(), options);
+        {
+            const fieldsync::test::ScopedWaitTimeout timeout { "0.2", "error" };
+            expectTimeout([&] { requests[1].wait(); }, requests[1]);
+            expectTimeout([&] { fm::Request::waitAll(requests); }, requests[1]);
+            expectTimeout([&] { static_cast<void>(fm::Request::waitAny(requests)); }, requests[1]);
+        }
+        MPI_Barrier(env.comm()); // the late rank joins only now
+        CHECK(fm::Request::waitAny(requests) == 1);
+    }
+    else
+    {
+        MPI_Barrier(env.comm()); // until every other rank has seen its time-out
+        requests[1] = fm::iAllReduce(value, sum, fm::ReduceOp::Sum, own.comm(), options);
+        requests[1].wait();
+    }
+    CHECK_FALSE(requests[1].active());
+    CHECK(sum[0] == expected); // completed after the errors, staged result copied back
+}

@@ -260,11 +260,12 @@ solveDistributed(const mpi::MPIEnvironment& env, const TriMesh& mesh, const Heat
 {
     DistributedRun result;
     const CellGraph graph { env.rank() == 0 ? mesh.graph() : CellGraph {} };
+    using partition::DistributedGraph;
     const DistributedGraph piece {
         DistributedGraph::partitionAndScatter(env, graph, 0, 1, &result.partition)
     };
     // the distributed path: owners found through the directory, neighbours through NBX
-    result.layout = HaloBuilder(env, 1).build(piece.cells());
+    result.layout = partition::HaloBuilder(env, 1).build(piece.cells());
     halo::Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
     HeatSolver solver(mesh, result.layout);
     double dt { solver.localStableTimeStep() };

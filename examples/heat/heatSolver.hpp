@@ -14,6 +14,8 @@
 namespace fieldsync::heat
 {
 
+using partition::HaloLayout;
+
 /** @brief Settings of a heat run. */
 struct HeatOptions
 {

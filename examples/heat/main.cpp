@@ -22,6 +22,7 @@
 #include <string>
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 
 namespace
 {

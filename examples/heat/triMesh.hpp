@@ -11,6 +11,9 @@
 namespace fieldsync::heat
 {
 
+using partition::CellGraph;
+using partition::GlobalIndex;
+
 /**
  * @brief An unstructured 2-D triangle mesh with the finite-volume geometry the heat solver
  * needs: cell areas and, for each cell, its three faces in a fixed order (edge k joins the

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 CellGraph::CellGraph(
@@ -122,4 +122,4 @@ std::size_t CellGraph::memoryBytes() const noexcept
            adjacency_.capacity() * sizeof(GlobalIndex);
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

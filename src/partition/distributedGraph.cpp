@@ -12,7 +12,7 @@
 #include <climits>
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 namespace
@@ -219,4 +219,4 @@ DistributedGraph DistributedGraph::partitionAndScatter(
     return scatter(env, global, partition, root, where);
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

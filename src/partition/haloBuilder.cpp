@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 namespace
@@ -136,7 +136,7 @@ void HaloBuild::fail(std::string message)
 
 void HaloBuild::raiseIfAnyFailed() const
 {
-    fieldsync::raiseIfAnyFailed(comm_, error_, where_);
+    partition::raiseIfAnyFailed(comm_, error_, where_);
 }
 
 /** @brief Owned cells: global id -> local index; a cell listed twice is an error. */
@@ -647,4 +647,4 @@ HaloLayout HaloBuilder::buildImpl(
     return build.makeLayout();
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/partition/haloLayout.hpp"
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 HaloLayout::HaloLayout(
@@ -46,4 +46,4 @@ std::size_t HaloLayout::memoryBytes() const noexcept
            mapBytes(receiveMap_);
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -9,7 +9,7 @@
 
 #include <metis.h>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 Partition
@@ -81,4 +81,4 @@ MetisPartitioner::partition(const CellGraph& graph, int nParts, std::source_loca
     return Partition(std::move(out), nParts, where);
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 namespace
@@ -176,4 +176,4 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
     return result;
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

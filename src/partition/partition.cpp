@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 Partition::Partition(std::vector<int> parts, int nParts, std::source_location where)
@@ -51,4 +51,4 @@ void Partition::checkFits(const CellGraph& graph, std::source_location where) co
     );
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <climits>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 namespace
@@ -208,4 +208,4 @@ void raiseIfAnyFailed(MPI_Comm comm, const std::string& localError, std::source_
     }
 }
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

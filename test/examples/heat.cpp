@@ -15,6 +15,7 @@
 #include <string>
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 
 namespace
 {

@@ -10,6 +10,7 @@
 #include <string>
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 
 namespace
 {

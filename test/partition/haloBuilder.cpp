@@ -14,6 +14,7 @@
 #include <string>
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 using fieldsync::test::expectedHalo;
 using fieldsync::test::ownedPiece;
 using fieldsync::test::valueOf;

@@ -13,6 +13,7 @@
 #include <string>
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 
 namespace
 {

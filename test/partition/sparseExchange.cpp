@@ -9,6 +9,7 @@
 #include "fieldsync/partition/sparseExchange.hpp"
 
 using namespace fieldsync;
+using namespace fieldsync::partition;
 
 namespace
 {

@@ -15,6 +15,8 @@
 namespace fieldsync::test
 {
 
+using namespace fieldsync::partition;
+
 /** @brief A graph from per-cell neighbour lists (each list sorted). */
 inline CellGraph fromLists(const std::vector<std::vector<GlobalIndex>>& lists)
 {

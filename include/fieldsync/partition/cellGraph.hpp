@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /** @brief A cell's id in the whole (global) mesh. 64 bits, so meshes beyond 2^31 cells fit. */
@@ -90,4 +90,4 @@ private:
     std::vector<GlobalIndex> adjacency_;     /**< neighbour global ids */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

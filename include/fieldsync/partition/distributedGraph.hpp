@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /**
@@ -70,4 +70,4 @@ private:
     std::vector<int> owners_; /**< owner per adjacency entry */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -8,7 +8,7 @@
 #include <source_location>
 #include <span>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /**
@@ -72,4 +72,4 @@ private:
     int depth_;                   /**< halo layers */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /**
@@ -127,4 +127,4 @@ private:
     std::size_t directoryEntries_ { 0 };          /**< set-up directory size */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

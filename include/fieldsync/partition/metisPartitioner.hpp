@@ -7,7 +7,7 @@
 
 #include <source_location>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 #if FIELDSYNC_HAVE_METIS || defined(FIELDSYNC_DOXYGEN)
@@ -44,4 +44,4 @@ private:
 
 #endif
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

@@ -9,7 +9,7 @@
 
 #include <mpi.h>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /**
@@ -63,4 +63,4 @@ private:
     std::vector<int> entries_;    /**< owners of ids [rank_*blockSize_, ...), -1 when none */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

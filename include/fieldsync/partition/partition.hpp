@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-namespace fieldsync
+namespace fieldsync::partition
 {
 
 /**
@@ -55,4 +55,4 @@ private:
     int nParts_ { 1 };       /**< number of parts */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::partition

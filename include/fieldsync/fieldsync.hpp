@@ -18,6 +18,7 @@
 #include "fieldsync/core/settings.hpp"
 
 // mpi: start-up, environments, traits, collectives
+#include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/dataType.hpp"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 
 namespace fieldsync::mpi
@@ -21,12 +22,15 @@ struct ViewExecutionSpace
  * variable FIELDSYNC_FORCE_STAGING=1 does for all calls); withExecutionSpace(exec) names the
  * Kokkos execution space instance that wrote (or will read) the buffers. Only that instance is
  * fenced before the memory goes to MPI, and staging copies are enqueued on it.
+ * `{.algorithm = Algorithm::Ring}` runs the collective with one of fieldsync's own algorithms
+ * instead of the MPI library's (doc/algorithms.md).
  */
 template<typename ExecutionSpace = ViewExecutionSpace>
 struct CallOptions
 {
-    Staging staging { Staging::Auto }; /**< Auto: direct where MPI can reach the memory */
-    ExecutionSpace exec {};            /**< instance to fence and to stage on */
+    Staging staging { Staging::Auto };         /**< Auto: direct where MPI can reach the memory */
+    ExecutionSpace exec {};                    /**< instance to fence and to stage on */
+    Algorithm algorithm { Algorithm::Native }; /**< Native: the MPI library's collective */
 };
 
 /** @brief Options naming the execution space instance @p exec (and optionally a staging mode). */
@@ -34,7 +38,7 @@ template<typename ExecutionSpace>
 [[nodiscard]] CallOptions<ExecutionSpace>
 withExecutionSpace(const ExecutionSpace& exec, Staging staging = Staging::Auto)
 {
-    return CallOptions<ExecutionSpace> { staging, exec };
+    return CallOptions<ExecutionSpace> { staging, exec, Algorithm::Native };
 }
 
 /**

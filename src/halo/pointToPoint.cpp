@@ -108,6 +108,9 @@ public:
 
     bool cancel(std::string_view name) noexcept override;
 
+    /** @brief Completes one pending request under the time-out; false when it could not. */
+    bool complete(MPI_Request& request, std::string_view name) noexcept;
+
     std::size_t postedMessages() const noexcept override { return requests_.size(); }
 
     std::size_t postedBytes() const noexcept override { return postedBytes_; }
@@ -288,41 +291,11 @@ bool PointToPoint::cancel(std::string_view name) noexcept
         MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
         if (flag == 0)
         {
-            logger().error(
-                "communication buffer '{}': a {} still in flight is cancelled and completed "
-                "before its memory is freed",
-                name,
-                isSend_ ? "send" : "receive"
-            );
-            MPI_Cancel(&request);
-            // completed under the time-out: MPI must not touch the memory once it is freed
-            try
-            {
-                mpi::waitWithTimeout(
-                    [&]
-                    {
-                        int done { 0 };
-                        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-                        return done != 0;
-                    },
-                    [] { return std::string("the cancelled message"); },
-                    mpi::WaitPolicy { mpi::WaitPolicy::fromEnvironment().timeoutSeconds,
-                                      mpi::TimeoutAction::Error },
-                    "cancel",
-                    name,
-                    std::source_location::current()
-                );
-            }
-            catch (const std::exception& e)
-            {
-                logger().error("{}; its memory is kept (not freed)", e.what());
-                safe = false;
-                continue;
-            }
+            safe = complete(request, name) && safe;
         }
-        if (request != MPI_REQUEST_NULL)
+        if (request != MPI_REQUEST_NULL && flag != 0)
         {
-            MPI_Request_free(&request);
+            MPI_Request_free(&request); // an inactive persistent request
         }
     }
     requests_.clear();
@@ -331,6 +304,49 @@ bool PointToPoint::cancel(std::string_view name) noexcept
     postedBytes_ = 0;
     persistent_ = false;
     return safe;
+}
+
+bool PointToPoint::complete(MPI_Request& request, std::string_view name) noexcept
+{
+    // A pending send is waited for (its peer gets the data); a pending receive is cancelled and
+    // waited for. Either way under the time-out, so MPI never touches memory after it is freed.
+    logger().error(
+        "communication buffer '{}': a {} still in flight is {} before its memory is freed",
+        name,
+        isSend_ ? "send" : "receive",
+        isSend_ ? "completed" : "cancelled"
+    );
+    if (!isSend_)
+    {
+        MPI_Cancel(&request);
+    }
+    try
+    {
+        mpi::waitWithTimeout(
+            [&]
+            {
+                int done { 0 };
+                MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+                return done != 0;
+            },
+            [this] { return std::string(isSend_ ? "a send" : "a cancelled receive"); },
+            mpi::WaitPolicy { mpi::WaitPolicy::fromEnvironment().timeoutSeconds,
+                              mpi::TimeoutAction::Error },
+            "dropped exchange",
+            name,
+            std::source_location::current()
+        );
+    }
+    catch (const std::exception& e)
+    {
+        logger().error("{}; its memory is kept (not freed)", e.what());
+        return false;
+    }
+    if (request != MPI_REQUEST_NULL)
+    {
+        MPI_Request_free(&request); // a persistent request, now inactive
+    }
+    return true;
 }
 
 } // namespace

@@ -3,6 +3,10 @@
 // is checked after the exchange; reverse results are checked against sums computed here.
 #include "fieldsync_test/catch.hpp"
 
+#include <numeric>
+#include <optional>
+#include <vector>
+
 #include "haloPatterns.hpp"
 
 #include "fieldsync/compat.hpp"
@@ -407,6 +411,28 @@ TEST_CASE("Communicator misuse is an Error naming the key")
         );
         comm.finaliseComm(field, first);
     }
+    SECTION("finalise with another view over the same memory is an Error, not a write past it")
+    {
+        using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+        comm.startComm(field, "shape");
+        // the same pointer seen with two components per cell: unpacking would write past the end
+        Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> wide(
+            field.data(), field.extent(0), 2
+        );
+        REQUIRE_THROWS_WITH(
+            comm.finaliseComm(wide, "shape"),
+            Catch::Contains("not the field that was started") && Catch::Contains("view type")
+        );
+        // the same pointer and type, fewer cells
+        Kokkos::View<double*, Kokkos::HostSpace, Unmanaged> shorter(
+            field.data(), field.extent(0) - 1
+        );
+        REQUIRE_THROWS_WITH(
+            comm.finaliseComm(shorter, "shape"), Catch::Contains("other extents or strides")
+        );
+        comm.finaliseComm(field, "shape");
+        REQUIRE(countWrong(field, setup, 1) == 0);
+    }
     SECTION("an empty Communicator")
     {
         Communicator empty;
@@ -588,5 +614,70 @@ TEST_CASE("A received message of another size than the receive map expects is an
                 MPI_Barrier(MPI_COMM_WORLD);
             }
         }
+    }
+}
+
+TEST_CASE("Destroying a Communicator with a packed send in flight: the receiver still gets the "
+          "right values")
+{
+    const auto env = world();
+    if (env.sizeRank() < 2)
+    {
+        return;
+    }
+    // rank 0 sends 64 Ki permuted cells (packed, large enough for a rendezvous protocol) to
+    // rank 1; nobody sends back. Rank 0 destroys its Communicator without finalising.
+    constexpr int cells { 1 << 16 };
+    const int me = env.rank();
+    fieldsync::halo::RankSimplexCommMap send(env.sizeRank());
+    fieldsync::halo::RankSimplexCommMap receive(env.sizeRank());
+    std::vector<fieldsync::LocalIndex> order(cells);
+    for (int i = 0; i < cells; ++i)
+    {
+        order[static_cast<std::size_t>(i)] = (i * 7919) % cells; // a permutation: not one run
+    }
+    if (me == 0)
+    {
+        send.setRank(1, order);
+    }
+    if (me == 1)
+    {
+        std::vector<fieldsync::LocalIndex> ghosts(cells);
+        std::iota(ghosts.begin(), ghosts.end(), 0);
+        receive.setRank(0, ghosts);
+    }
+    View1 field("field", cells);
+    auto host = Kokkos::create_mirror_view(field);
+    for (int i = 0; i < cells; ++i)
+    {
+        host(i) = me == 0 ? 0.5 * i : -1.0;
+    }
+    Kokkos::deep_copy(field, host);
+    std::optional<Communicator> comm(std::in_place, env, send, receive); // collective
+    if (me == 1)
+    {
+        comm->startComm(field, "dropped"); // the receive is posted before rank 0 sends
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+    {
+        comm->startComm(field, "dropped");
+        for (int i = 0; i < cells; ++i)
+        {
+            host(i) = -7.0; // the field changes after the start: MPI must read the pack buffer
+        }
+        Kokkos::deep_copy(field, host);
+        comm.reset(); // destroyed in flight: the send completes before the pack buffer is freed
+    }
+    if (me == 1)
+    {
+        comm->finaliseComm(field, "dropped");
+        Kokkos::deep_copy(host, field);
+        int wrong { 0 };
+        for (int i = 0; i < cells; ++i)
+        {
+            wrong += host(i) == 0.5 * order[static_cast<std::size_t>(i)] ? 0 : 1;
+        }
+        REQUIRE(wrong == 0);
     }
 }

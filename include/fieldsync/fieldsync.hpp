@@ -49,7 +49,7 @@
 #include "fieldsync/partition/haloLayout.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/partition/partition.hpp"
-#include "fieldsync/partition/sparseExchange.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 #if FIELDSYNC_HAVE_METIS
 #include "fieldsync/partition/metisPartitioner.hpp"
 #endif

@@ -4,7 +4,7 @@
 #include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/partition/sparseExchange.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 #if FIELDSYNC_HAVE_METIS
 #include "fieldsync/partition/metisPartitioner.hpp"
 #endif
@@ -116,7 +116,7 @@ void checkScatterInput(
             error = e.message();
         }
     }
-    raiseIfAnyFailed(env.comm(), error, where);
+    mpi::raiseIfAnyFailed(env.comm(), error, where);
 }
 } // namespace
 
@@ -208,7 +208,7 @@ DistributedGraph DistributedGraph::partitionAndScatter(
             error = e.message();
         }
     }
-    raiseIfAnyFailed(env.comm(), error, where);
+    mpi::raiseIfAnyFailed(env.comm(), error, where);
     if (partitionOut != nullptr)
     {
         *partitionOut = parts;

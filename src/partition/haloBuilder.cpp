@@ -3,7 +3,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
-#include "fieldsync/partition/sparseExchange.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -26,13 +26,13 @@ std::string cellText(GlobalIndex id)
     return "cell " + std::to_string(id);
 }
 
-std::vector<SparseMessage> toMessages(std::map<int, std::vector<std::int64_t>>& grouped)
+std::vector<mpi::SparseMessage> toMessages(std::map<int, std::vector<std::int64_t>>& grouped)
 {
-    std::vector<SparseMessage> out;
+    std::vector<mpi::SparseMessage> out;
     out.reserve(grouped.size());
     for (auto& [rank, data] : grouped)
     {
-        out.push_back(SparseMessage { rank, std::move(data) });
+        out.push_back(mpi::SparseMessage { rank, std::move(data) });
     }
     return out;
 }
@@ -88,7 +88,7 @@ private:
     void raiseIfAnyFailed() const;
     void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
     void recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b);
-    void checkEdgeRequests(const SparseMessage& message);
+    void checkEdgeRequests(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
         int layer,
@@ -136,7 +136,7 @@ void HaloBuild::fail(std::string message)
 
 void HaloBuild::raiseIfAnyFailed() const
 {
-    partition::raiseIfAnyFailed(comm_, error_, where_);
+    mpi::raiseIfAnyFailed(comm_, error_, where_);
 }
 
 /** @brief Owned cells: global id -> local index; a cell listed twice is an error. */
@@ -288,8 +288,8 @@ void HaloBuild::exchangeFirstLayerEdges()
             }
         }
     }
-    for (const SparseMessage& message :
-         sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))
+    for (const mpi::SparseMessage& message :
+         mpi::sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))
     {
         checkEdgeRequests(message);
     }
@@ -306,7 +306,7 @@ void HaloBuild::exchangeFirstLayerEdges()
 }
 
 /** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric. */
-void HaloBuild::checkEdgeRequests(const SparseMessage& message)
+void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
 {
     auto& cells = newRequests_[message.rank];
     for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)
@@ -485,8 +485,9 @@ void HaloBuild::readAdjacencyReply(
 void HaloBuild::registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks)
 {
     newRequests_.clear();
-    for (const SparseMessage& message :
-         sparseExchange(comm_, layerTagBase + layer, toMessages(asks), "HaloBuilder layer", where_))
+    for (const mpi::SparseMessage& message : mpi::sparseExchange(
+             comm_, layerTagBase + layer, toMessages(asks), "HaloBuilder layer", where_
+         ))
     {
         auto& cells = newRequests_[message.rank];
         for (const std::int64_t b : message.data)

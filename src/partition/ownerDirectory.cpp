@@ -3,7 +3,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/partition/sparseExchange.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <algorithm>
 #include <map>
@@ -20,18 +20,18 @@ constexpr int replyTag { 7003 };
 
 /** @brief Groups @p ids by home rank: one message per home, ids in input order. */
 template<typename HomeFn>
-std::vector<SparseMessage> byHome(std::span<const GlobalIndex> ids, HomeFn homeOf)
+std::vector<mpi::SparseMessage> byHome(std::span<const GlobalIndex> ids, HomeFn homeOf)
 {
     std::map<int, std::vector<std::int64_t>> grouped;
     for (const GlobalIndex id : ids)
     {
         grouped[homeOf(id)].push_back(id);
     }
-    std::vector<SparseMessage> out;
+    std::vector<mpi::SparseMessage> out;
     out.reserve(grouped.size());
     for (auto& [rank, data] : grouped)
     {
-        out.push_back(SparseMessage { rank, std::move(data) });
+        out.push_back(mpi::SparseMessage { rank, std::move(data) });
     }
     return out;
 }
@@ -57,7 +57,7 @@ OwnerDirectory::OwnerDirectory(
     const GlobalIndex count { std::clamp<GlobalIndex>(idBound_ - first, 0, blockSize_) };
     entries_.assign(static_cast<std::size_t>(count), -1);
 
-    const auto incoming = sparseExchange(
+    const auto incoming = mpi::sparseExchange(
         comm_,
         registerTag,
         byHome(ownedIds, [this](GlobalIndex id) { return home(id); }),
@@ -65,7 +65,7 @@ OwnerDirectory::OwnerDirectory(
         where
     );
     std::string error;
-    for (const SparseMessage& message : incoming)
+    for (const mpi::SparseMessage& message : incoming)
     {
         for (const std::int64_t id : message.data)
         {
@@ -78,7 +78,7 @@ OwnerDirectory::OwnerDirectory(
             owner = message.rank;
         }
     }
-    raiseIfAnyFailed(comm_, error, where);
+    mpi::raiseIfAnyFailed(comm_, error, where);
 }
 
 std::vector<int>
@@ -96,7 +96,8 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
         }
     }
     const auto questions = byHome(asked, [this](GlobalIndex id) { return home(id); });
-    const auto incoming = sparseExchange(comm_, queryTag, questions, "OwnerDirectory query", where);
+    const auto incoming =
+        mpi::sparseExchange(comm_, queryTag, questions, "OwnerDirectory query", where);
 
     const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
     std::vector<std::vector<std::int64_t>> answers(incoming.size());
@@ -129,7 +130,7 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
     }
     // the answers to my questions, one message per home rank asked, in question order
     std::map<GlobalIndex, int> owner;
-    for (const SparseMessage& question : questions)
+    for (const mpi::SparseMessage& question : questions)
     {
         std::vector<std::int64_t> reply(question.data.size());
         if (question.rank == rank_)

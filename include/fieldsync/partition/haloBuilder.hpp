@@ -18,7 +18,7 @@ namespace fieldsync::partition
  * Input per rank: a CellGraph of the cells it owns (their global ids and their face
  * neighbours' global ids) and, optionally, the owner rank of every neighbour entry. Without
  * owners, an OwnerDirectory finds them. Who-sends-to-whom is discovered with the NBX sparse
- * exchange (sparseExchange()); layers beyond the first are found from the adjacency that the
+ * exchange (mpi::sparseExchange()); layers beyond the first are found from the adjacency that the
  * owners of the previous layer send back, with the owners of the next layer. No rank holds
  * anything sized by the communicator or by the global mesh.
  *

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "fieldsync/partition/sparseExchange.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <climits>
 
-namespace fieldsync::partition
+namespace fieldsync::mpi
 {
 
 namespace
@@ -208,4 +208,4 @@ void raiseIfAnyFailed(MPI_Comm comm, const std::string& localError, std::source_
     }
 }
 
-} // namespace fieldsync::partition
+} // namespace fieldsync::mpi

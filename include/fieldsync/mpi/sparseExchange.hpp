@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-namespace fieldsync::partition
+namespace fieldsync::mpi
 {
 
 /** @brief One message of a sparse data exchange: the peer rank and the payload. */
@@ -59,4 +59,4 @@ void raiseIfAnyFailed(
     std::source_location where = std::source_location::current()
 );
 
-} // namespace fieldsync::partition
+} // namespace fieldsync::mpi

@@ -49,3 +49,25 @@ function(fieldsync_add_mpi_test name)
             ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}")
     endforeach()
 endfunction()
+
+# fieldsync_add_mpi_test_variant(<name> <variant> [RANKS ...] [TIMEOUT s] [ENVIRONMENT VAR=value ...])
+#
+# Runs the test executable <name> again, as <name>.<variant>.np<N>, with extra environment
+# variables: a test parameter (a back end, forced staging) without a copy of the tests.
+function(fieldsync_add_mpi_test_variant name variant)
+    cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ENVIRONMENT" ${ARGN})
+    if(NOT ARG_RANKS)
+        set(ARG_RANKS 1 2 3 4)
+    endif()
+    if(NOT ARG_TIMEOUT)
+        set(ARG_TIMEOUT 180)
+    endif()
+    foreach(n IN LISTS ARG_RANKS)
+        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}>)
+        add_test(NAME ${name}.${variant}.np${n} COMMAND ${cmd})
+        set_tests_properties(${name}.${variant}.np${n} PROPERTIES
+            TIMEOUT ${ARG_TIMEOUT}
+            PROCESSORS ${n}
+            ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}")
+    endforeach()
+endfunction()

@@ -24,6 +24,7 @@ std::pair<std::vector<int>, std::vector<std::size_t>> sizesOf(const RankSimplexC
 std::size_t BufferPool::acquire(
     const mpi::SpaceOps& space,
     bool reverse,
+    int backEnd,
     const void* owner,
     std::size_t last,
     const mpi::MPIEnvironment& env,
@@ -33,7 +34,7 @@ std::size_t BufferPool::acquire(
 {
     constexpr std::size_t none = static_cast<std::size_t>(-1);
     std::size_t chosen { none };
-    if (last < entries_.size() && fits(entries_[last], space, reverse))
+    if (last < entries_.size() && fits(entries_[last], space, reverse, backEnd))
     {
         chosen = last;
     }
@@ -43,7 +44,7 @@ std::size_t BufferPool::acquire(
         for (std::size_t i = 0; i < entries_.size() && chosen == none; ++i)
         {
             const Entry& e = entries_[i];
-            if (fits(e, space, reverse) &&
+            if (fits(e, space, reverse, backEnd) &&
                 (pass == 1 || e.lastOwner == nullptr || e.lastOwner == owner))
             {
                 chosen = i;
@@ -56,6 +57,7 @@ std::size_t BufferPool::acquire(
         auto [toRanks, toCounts] = sizesOf(to);
         entries_.push_back(Entry { &space,
                                    reverse,
+                                   backEnd,
                                    false,
                                    nullptr,
                                    std::make_unique<DuplexBuffer>(

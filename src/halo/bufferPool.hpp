@@ -25,13 +25,15 @@ class BufferPool
 {
 public:
     /**
-     * @brief A free buffer in @p space for an exchange @p owner (forward or @p reverse), its
+     * @brief A free buffer in @p space for an exchange @p owner (forward or @p reverse, with
+     * the transports of @p backEnd), its
      * last entry @p last tried first; a new one sized by @p from and @p to when none is free.
      * Returns the entry index; the entry is claimed.
      */
     std::size_t acquire(
         const mpi::SpaceOps& space,
         bool reverse,
+        int backEnd,
         const void* owner,
         std::size_t last,
         const mpi::MPIEnvironment& env,
@@ -53,14 +55,15 @@ private:
     {
         const mpi::SpaceOps* space { nullptr }; /**< memory space of the buffer */
         bool reverse { false };                 /**< configured for reverse exchanges */
+        int backEnd { 0 };                      /**< the back end of its transports */
         bool claimed { false };                 /**< in use by an exchange */
         const void* lastOwner { nullptr };      /**< exchange that used it last */
         std::unique_ptr<DuplexBuffer> buffer;   /**< the buffer */
     };
 
-    bool fits(const Entry& e, const mpi::SpaceOps& space, bool reverse) const noexcept
+    bool fits(const Entry& e, const mpi::SpaceOps& space, bool reverse, int backEnd) const noexcept
     {
-        return !e.claimed && e.space == &space && e.reverse == reverse;
+        return !e.claimed && e.space == &space && e.reverse == reverse && e.backEnd == backEnd;
     }
 
     std::deque<Entry> entries_; /**< the buffers */

@@ -69,6 +69,21 @@ bool CommBufferCore::cancelMessages() noexcept
     return transport_ == nullptr || transport_->cancel(name_);
 }
 
+void CommBufferCore::setTransport(
+    std::unique_ptr<Transport> transport, const std::source_location& where
+)
+{
+    if (state_ == BufferState::InFlight)
+    {
+        requireState(BufferState::Claimed, "setTransport", where);
+    }
+    if (!cancelMessages())
+    {
+        fail("setTransport: the messages in flight could not be completed", where);
+    }
+    transport_ = std::move(transport);
+}
+
 std::size_t CommBufferCore::postedMessages() const noexcept
 {
     return transport_ == nullptr ? 0 : transport_->postedMessages();

@@ -201,10 +201,50 @@ Communicator::Communicator(
     RankSimplexCommMap receiveMap,
     std::source_location where
 )
+    : Communicator(env, std::move(sendMap), std::move(receiveMap), CommitOptions {}, where)
+{
+}
+
+Communicator::Communicator(
+    mpi::MPIEnvironment env,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    const CommitOptions& options,
+    std::source_location where
+)
     : state_(
           std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where)
       )
 {
+    state_->commit(options, where);
+}
+
+Communicator Communicator::declare(
+    mpi::MPIEnvironment env,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    std::source_location where
+)
+{
+    Communicator declared;
+    declared.state_ =
+        std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where);
+    return declared;
+}
+
+void Communicator::commit(const CommitOptions& options, std::source_location where)
+{
+    state(where).commit(options, where);
+}
+
+bool Communicator::committed() const noexcept
+{
+    return state_ != nullptr && state_->committed_;
+}
+
+BackEnd Communicator::backEnd() const
+{
+    return state(std::source_location::current()).backEnd_;
 }
 
 Communicator::~Communicator() = default;

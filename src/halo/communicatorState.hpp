@@ -38,6 +38,20 @@ public:
     CommunicatorState(CommunicatorState&&) = delete;
     CommunicatorState& operator=(CommunicatorState&&) = delete;
 
+    // --- commit (commit.cpp) ---
+    /** @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit). */
+    void commit(const CommitOptions& options, const std::source_location& where);
+    /** @brief Local: no send index is a ghost, no receive index an owned cell. */
+    std::string checkOwnership(const CommitOptions& options) const;
+    /** @brief Collective (sparse exchange): counts, neighbours and order agree between pairs. */
+    std::string checkPattern(const CommitOptions& options, const std::source_location& where);
+    /** @brief Collective: the graph communicators of both directions (neighbourhood back end). */
+    void buildGraphs(const std::source_location& where);
+    /** @brief Collective: times both back ends on a few real exchanges, agrees on the faster. */
+    BackEnd timeBackEnds(const std::source_location& where);
+    /** @brief Gives a new pool buffer the chosen back end's transports. */
+    void installBackEnd(const Exchange& exchange, DuplexBuffer& buffer);
+
     // --- start (exchangeSteps.cpp) ---
     /** @brief Starts @p fields under @p key (the whole start: the steps below). */
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
@@ -118,12 +132,16 @@ public:
     std::optional<mpi::WaitPolicy> policy_; /**< time-out policy override */
     mpi::WaitPolicy envPolicy_;             /**< the environment's policy at construction */
     static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
-    std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
-    mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
-    bool inPlace_ { true };                       /**< in-place contiguous neighbours */
-    bool timing_ { true };                        /**< telemetry reads the clock */
-    bool tsc_ { false };                          /**< stamps read the time-stamp counter */
-    double secondsPerTick_ { 1e-9 };              /**< seconds per stamp tick */
+    std::size_t persistentFrom_ { 512 };              /**< persistent from this message size */
+    mpi::Staging staging_ { mpi::Staging::Auto };     /**< forced staging */
+    bool inPlace_ { true };                           /**< in-place contiguous neighbours */
+    bool timing_ { true };                            /**< telemetry reads the clock */
+    bool committed_ { false };                        /**< commit() ran */
+    BackEnd backEnd_ { BackEnd::PointToPoint };       /**< the back end in use */
+    std::optional<mpi::MPIEnvironment> graph_;        /**< sources: receive map, dests: send map */
+    std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
+    bool tsc_ { false };                              /**< stamps read the time-stamp counter */
+    double secondsPerTick_ { 1e-9 };                  /**< seconds per stamp tick */
 };
 
 } // namespace fieldsync::halo

@@ -5,6 +5,8 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/tag.hpp"
 
+#include "transport.hpp"
+
 namespace fieldsync::halo
 {
 
@@ -55,6 +57,16 @@ void DuplexBuffer::initComm(
     {
         tag_ = mpi::tagFromHash(fnv1a32(name), comm_);
     }
+}
+
+void DuplexBuffer::setTransports(
+    std::unique_ptr<Transport> send,
+    std::unique_ptr<Transport> receive,
+    const std::source_location& where
+)
+{
+    send_.setTransport(std::move(send), where);
+    receive_.setTransport(std::move(receive), where);
 }
 
 void DuplexBuffer::startReceives(const std::source_location& where)

@@ -70,6 +70,12 @@ std::size_t CommunicatorState::validate(
 ) const
 {
     const std::source_location& where = key.where();
+    FIELDSYNC_CHECK_AT(
+        committed_,
+        "Communicator: the pattern is declared but not committed (Communicator::declare); call "
+        "commit() on every rank first",
+        where
+    );
     FIELDSYNC_CHECK_AT(fields.count() > 0, "startComm: no fields", where);
     std::size_t stride { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
@@ -149,12 +155,20 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
     const RankSimplexCommMap& from = exchange.reverse ? receiveMap_ : sendMap_;
     const RankSimplexCommMap& to = exchange.reverse ? sendMap_ : receiveMap_;
     exchange.buffer = pool_.acquire(
-        fields.space(), exchange.reverse, &exchange, exchange.lastBuffer, env_, from, to
+        fields.space(),
+        exchange.reverse,
+        static_cast<int>(backEnd_),
+        &exchange,
+        exchange.lastBuffer,
+        env_,
+        from,
+        to
     );
     exchange.lastBuffer = exchange.buffer;
     DuplexBuffer& buffer = pool_[exchange.buffer];
     try
     {
+        installBackEnd(exchange, buffer);
         buffer.setTag(exchange.tag);
         buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
         buffer.setStaging(fields.space().useStaging(staging_));
@@ -179,7 +193,8 @@ void CommunicatorState::bindInPlace(
 )
 {
     const FieldShape shape = fields.shape(0);
-    if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() || !shape.rowsContiguous())
+    if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() ||
+        !shape.rowsContiguous() || backEnd_ == BackEnd::NeighbourCollective)
     {
         return;
     }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <source_location>
 #include <span>
 #include <string>
@@ -64,5 +65,18 @@ public:
 
 /** @brief The point-to-point back end for sends (@p isSend) or receives on @p comm. */
 [[nodiscard]] std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend);
+
+/**
+ * @brief The neighbourhood-collective back end on the distributed graph communicator @p graph
+ * (sources: the ranks received from; destinations: the ranks sent to; both ascending, without
+ * this rank and without empty lists): the send and the receive direction of one buffer, sharing
+ * one MPI_Ineighbor_alltoallv (MPI_Neighbor_alltoallv_init and MPI_Start when @p persistent and
+ * the MPI library has it). Messages must lie in one buffer per direction (no in-place slots).
+ */
+[[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
+makeNeighbourCollective(MPI_Comm graph, bool persistent);
+
+/** @brief Whether MPI_Neighbor_alltoallv_init was found when fieldsync was configured. */
+[[nodiscard]] bool neighbourPersistentAvailable() noexcept;
 
 } // namespace fieldsync::halo

@@ -126,6 +126,12 @@ MPIEnvironment MPIEnvironment::splitShared() const
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
 
+MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(comm != MPI_COMM_NULL, "MPIEnvironment::adopt: MPI_COMM_NULL", where);
+    return MPIEnvironment(std::make_shared<Owned>(comm), where);
+}
+
 MPIEnvironment MPIEnvironment::duplicate() const
 {
     const auto where = std::source_location::current();

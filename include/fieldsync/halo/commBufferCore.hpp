@@ -222,6 +222,15 @@ public:
     [[nodiscard]] std::string describePending(const std::source_location& where);
 
     /**
+     * @brief Moves the messages through @p transport from the next post on (default: the
+     * point-to-point back end); the buffer must not be in flight.
+     */
+    void setTransport(std::unique_ptr<Transport> transport, const std::source_location& where);
+
+    /** @brief Whether a back end was set or made by a post. */
+    [[nodiscard]] bool hasTransport() const noexcept { return transport_ != nullptr; }
+
+    /**
      * @brief Cancels and completes the messages in flight (logged), frees persistent requests.
      * Returns false when a message could not be completed under the time-out.
      */

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fieldsync/core/commKey.hpp"
+#include "fieldsync/halo/commitOptions.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
@@ -108,6 +109,12 @@ class CommunicatorState;
  * memory MPI can reach. Rule that follows (as with PetscSF): between start and finalise, do not
  * write the cells of the send map nor touch ghost cells. setInPlace(false) turns it off.
  *
+ * Declare, then commit (seed 001): the constructor declares the pattern and commits it;
+ * `Communicator::declare(...)` only declares, and `commit(options)` (collective) checks the
+ * pattern between neighbours, builds the graph topology the neighbourhood back end needs and
+ * chooses the back end (CommitOptions). A pattern that disagrees between two ranks is an Error
+ * on every rank, naming both ranks, at commit: never silent wrong ghosts.
+ *
  * These templates only describe the fields (ViewFields); the exchange itself is compiled in
  * src/halo/ as named steps (doc/architecture.md).
  */
@@ -118,9 +125,10 @@ public:
     Communicator();
 
     /**
-     * @brief Collective: duplicates @p env's communicator and takes the two maps.
+     * @brief Collective: duplicates @p env's communicator, takes the two maps and commits them
+     * with the default CommitOptions.
      * @throws Error when a map is for another communicator size, a receive map writes a cell
-     * twice, or the self message sizes differ.
+     * twice, the self message sizes differ, or the pattern disagrees between neighbours.
      */
     Communicator(
         mpi::MPIEnvironment env,
@@ -128,6 +136,43 @@ public:
         RankSimplexCommMap receiveMap,
         std::source_location where = std::source_location::current()
     );
+
+    /** @brief Collective: declares the two maps and commits them with @p options. */
+    Communicator(
+        mpi::MPIEnvironment env,
+        RankSimplexCommMap sendMap,
+        RankSimplexCommMap receiveMap,
+        const CommitOptions& options,
+        std::source_location where = std::source_location::current()
+    );
+
+    /**
+     * @brief Collective: declares the pattern without committing it; commit() before the first
+     * exchange (an exchange before is an Error).
+     */
+    [[nodiscard]] static Communicator declare(
+        mpi::MPIEnvironment env,
+        RankSimplexCommMap sendMap,
+        RankSimplexCommMap receiveMap,
+        std::source_location where = std::source_location::current()
+    );
+
+    /**
+     * @brief Collective over the communicator: checks the pattern between neighbours, builds
+     * what the back end needs and chooses it (see CommitOptions). Once.
+     * @throws Error on every rank when any rank found a disagreement (the ranks involved name
+     * both ranks and the counts or order; the others name the lowest failing rank).
+     */
+    void commit(
+        const CommitOptions& options = {},
+        std::source_location where = std::source_location::current()
+    );
+
+    /** @brief Whether commit() has run. */
+    [[nodiscard]] bool committed() const noexcept;
+
+    /** @brief The back end commit chose (Auto resolved). */
+    [[nodiscard]] BackEnd backEnd() const;
 
     /**
      * @brief Logs an error for each exchange still in flight, then cancels and completes its

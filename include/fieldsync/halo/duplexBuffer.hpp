@@ -4,6 +4,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
+#include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -111,6 +112,13 @@ public:
         send_.setStaging(staging);
         receive_.setStaging(staging);
     }
+
+    /** @brief Uses @p send and @p receive as the back ends of the two directions. */
+    void setTransports(
+        std::unique_ptr<Transport> send,
+        std::unique_ptr<Transport> receive,
+        const std::source_location& where
+    );
 
     /** @brief The send half. */
     [[nodiscard]] CommBufferCore& sendHalf() noexcept { return send_; }

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+// Declare, then commit (seed 001): the steps of Communicator::commit, in the order they run:
+// checkOwnership, checkPattern, raise on every rank, buildGraphs, choose the back end.
+#include "communicatorState.hpp"
+#include "transport.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
+#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+constexpr int commitTag { 0x7ffe }; /**< the commit's sparse exchange (nothing is in flight) */
+
+/** @brief FNV-1a (64 bit) over the global ids of @p cells, in order. */
+std::int64_t idHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
+{
+    std::uint64_t hash { 0xcbf29ce484222325ULL };
+    for (const LocalIndex cell : cells)
+    {
+        const auto id = static_cast<std::uint64_t>(ids[static_cast<std::size_t>(cell)]);
+        for (int byte = 0; byte < 8; ++byte)
+        {
+            hash ^= (id >> (8 * byte)) & 0xffU;
+            hash *= 0x100000001b3ULL;
+        }
+    }
+    return static_cast<std::int64_t>(hash & 0x7fffffffffffffffULL);
+}
+
+/** @brief What one rank says of its pattern with one peer. */
+struct PeerRecord
+{
+    std::int64_t sends { -1 };      /**< cells it sends to the peer, -1: none */
+    std::int64_t receives { -1 };   /**< cells it expects from the peer, -1: none */
+    std::int64_t sendHash { 0 };    /**< hash of the sent cells' global ids (0: no ids) */
+    std::int64_t receiveHash { 0 }; /**< hash of the expected cells' global ids */
+};
+
+/** @brief This rank's records per peer (self excluded), from the two maps. */
+std::map<int, PeerRecord> recordsOf(
+    const RankSimplexCommMap& send,
+    const RankSimplexCommMap& receive,
+    std::span<const std::int64_t> ids,
+    int me
+)
+{
+    std::map<int, PeerRecord> records;
+    for (std::size_t k = 0; k < send.neighbourCount(); ++k)
+    {
+        const auto cells =
+            send.indices().subspan(send.offsets()[k], send.offsets()[k + 1] - send.offsets()[k]);
+        if (send.neighbours()[k] != me)
+        {
+            auto& r = records[send.neighbours()[k]];
+            r.sends = static_cast<std::int64_t>(cells.size());
+            r.sendHash = ids.empty() ? 0 : idHash(cells, ids);
+        }
+    }
+    for (std::size_t k = 0; k < receive.neighbourCount(); ++k)
+    {
+        const auto cells = receive.indices().subspan(
+            receive.offsets()[k], receive.offsets()[k + 1] - receive.offsets()[k]
+        );
+        if (receive.neighbours()[k] != me)
+        {
+            auto& r = records[receive.neighbours()[k]];
+            r.receives = static_cast<std::int64_t>(cells.size());
+            r.receiveHash = ids.empty() ? 0 : idHash(cells, ids);
+        }
+    }
+    return records;
+}
+
+/** @brief "rank A sends N cells to rank B" or "rank A sends nothing to rank B". */
+std::string sendsText(int from, int to, std::int64_t cells)
+{
+    return "rank " + std::to_string(from) +
+           (cells < 0 ? " sends nothing to rank " + std::to_string(to)
+                      : " sends " + std::to_string(cells) + " cells to rank " + std::to_string(to));
+}
+
+/** @brief "rank B expects M cells from rank A" or "... nothing ...". */
+std::string expectsText(int at, int from, std::int64_t cells)
+{
+    return "rank " + std::to_string(at) +
+           (cells < 0 ? "'s receive map expects nothing from rank " + std::to_string(from)
+                      : "'s receive map expects " + std::to_string(cells) + " cells from rank " +
+                            std::to_string(from));
+}
+
+/** @brief The disagreements of one direction between @p sender and @p receiver, or "". */
+std::string compareDirection(
+    int sender,
+    int receiver,
+    std::int64_t sent,
+    std::int64_t expected,
+    std::int64_t sentHash,
+    std::int64_t expectedHash
+)
+{
+    if (sent != expected)
+    {
+        return "\n  " + sendsText(sender, receiver, sent) + ", but " +
+               expectsText(receiver, sender, expected);
+    }
+    if (sent > 0 && sentHash != 0 && expectedHash != 0 && sentHash != expectedHash)
+    {
+        return "\n  rank " + std::to_string(sender) + " sends " + std::to_string(sent) +
+               " cells to rank " + std::to_string(receiver) +
+               " in another order of global ids than rank " + std::to_string(receiver) +
+               "'s receive map lists them (the lists of the two sides must match entry by entry)";
+    }
+    return {};
+}
+} // namespace
+
+const char* toString(BackEnd backEnd) noexcept
+{
+    switch (backEnd)
+    {
+    case BackEnd::PointToPoint:
+        return "PointToPoint";
+    case BackEnd::NeighbourCollective:
+        return "NeighbourCollective";
+    case BackEnd::Auto:
+        return "Auto";
+    }
+    return "unknown";
+}
+
+void CommunicatorState::commit(const CommitOptions& options, const std::source_location& where)
+{
+    FIELDSYNC_CHECK_AT(!committed_, "Communicator::commit: already committed", where);
+    FIELDSYNC_CHECK_AT(
+        options.globalIds.empty() || static_cast<std::int64_t>(options.globalIds.size()) >
+                                         std::max(sendMap_.maxIndex(), receiveMap_.maxIndex()),
+        "Communicator::commit: globalIds has " + std::to_string(options.globalIds.size()) +
+            " entries, but the maps index cell " +
+            std::to_string(std::max(sendMap_.maxIndex(), receiveMap_.maxIndex())),
+        where
+    );
+    std::string error = checkOwnership(options);
+    if (options.checkPattern)
+    {
+        error += checkPattern(options, where);
+    }
+    if (!error.empty())
+    {
+        error = "Communicator::commit: the halo pattern disagrees:" + error;
+    }
+    mpi::raiseIfAnyFailed(env_.comm(), error, where);
+    const std::string fromEnvironment = envString("FIELDSYNC_HALO_BACKEND", "p2p");
+    BackEnd chosen = options.backEnd.value_or(
+        fromEnvironment == "neighbour" ? BackEnd::NeighbourCollective
+        : fromEnvironment == "auto"    ? BackEnd::Auto
+                                       : BackEnd::PointToPoint
+    );
+    FIELDSYNC_CHECK_AT(
+        options.backEnd || fromEnvironment == "p2p" || fromEnvironment == "neighbour" ||
+            fromEnvironment == "auto",
+        "FIELDSYNC_HALO_BACKEND='" + fromEnvironment + "' is none of p2p, neighbour, auto",
+        where
+    );
+    if (chosen != BackEnd::PointToPoint)
+    {
+        buildGraphs(where);
+    }
+    committed_ = true;
+    backEnd_ = chosen == BackEnd::Auto ? timeBackEnds(where) : chosen;
+}
+
+std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
+{
+    if (options.ownedCells < 0)
+    {
+        return {};
+    }
+    const auto owned = static_cast<LocalIndex>(options.ownedCells);
+    const int me = env_.rank();
+    for (const auto* map : { &sendMap_, &receiveMap_ })
+    {
+        const bool isSend = map == &sendMap_;
+        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
+        {
+            for (std::size_t i = map->offsets()[k]; i < map->offsets()[k + 1]; ++i)
+            {
+                const LocalIndex cell = map->indices()[i];
+                if (isSend == (cell < owned))
+                {
+                    continue;
+                }
+                return "\n  rank " + std::to_string(me) + "'s " + (isSend ? "send" : "receive") +
+                       " map lists cell " + std::to_string(cell) + " for rank " +
+                       std::to_string(map->neighbours()[k]) + ", " +
+                       (isSend ? "a ghost" : "an owned cell") + " (cells below " +
+                       std::to_string(owned) +
+                       " are owned): were the send and receive maps passed in swapped order?";
+            }
+        }
+    }
+    return {};
+}
+
+std::string
+CommunicatorState::checkPattern(const CommitOptions& options, const std::source_location& where)
+{
+    const int me = env_.rank();
+    const auto mine = recordsOf(sendMap_, receiveMap_, options.globalIds, me);
+    std::vector<mpi::SparseMessage> outgoing;
+    for (const auto& [peer, r] : mine)
+    {
+        outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
+    }
+    const auto incoming =
+        mpi::sparseExchange(env_.comm(), commitTag, outgoing, "Communicator commit", where);
+    std::map<int, PeerRecord> theirs;
+    for (const auto& message : incoming)
+    {
+        const auto& d = message.data;
+        theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
+    }
+    std::set<int> peers;
+    for (const auto& [peer, unused] : mine)
+    {
+        peers.insert(peer);
+    }
+    for (const auto& [peer, unused] : theirs)
+    {
+        peers.insert(peer);
+    }
+    std::string error;
+    for (const int peer : peers)
+    {
+        const PeerRecord m = mine.count(peer) > 0 ? mine.at(peer) : PeerRecord {};
+        const PeerRecord t = theirs.count(peer) > 0 ? theirs.at(peer) : PeerRecord {};
+        error += compareDirection(me, peer, m.sends, t.receives, m.sendHash, t.receiveHash);
+        error += compareDirection(peer, me, t.sends, m.receives, t.sendHash, m.receiveHash);
+    }
+    return error;
+}
+
+void CommunicatorState::buildGraphs(const std::source_location& where)
+{
+    const int me = env_.rank();
+    const auto peersOf = [me](const RankSimplexCommMap& map)
+    {
+        std::vector<int> peers;
+        for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+        {
+            if (map.neighbours()[k] != me)
+            {
+                peers.push_back(map.neighbours()[k]);
+            }
+        }
+        return peers;
+    };
+    const auto graph = [&](const std::vector<int>& sources, const std::vector<int>& destinations)
+    {
+        MPI_Comm comm { MPI_COMM_NULL };
+        FIELDSYNC_MPI_AT(
+            MPI_Dist_graph_create_adjacent(
+                env_.comm(),
+                static_cast<int>(sources.size()),
+                sources.data(),
+                MPI_UNWEIGHTED,
+                static_cast<int>(destinations.size()),
+                destinations.data(),
+                MPI_UNWEIGHTED,
+                MPI_INFO_NULL,
+                0,
+                &comm
+            ),
+            where
+        );
+        return mpi::MPIEnvironment::adopt(comm, where);
+    };
+    graph_ = graph(peersOf(receiveMap_), peersOf(sendMap_));
+    reverseGraph_ = graph(peersOf(sendMap_), peersOf(receiveMap_));
+}
+
+void CommunicatorState::installBackEnd(const Exchange& exchange, DuplexBuffer& buffer)
+{
+    if (backEnd_ != BackEnd::NeighbourCollective || buffer.sendHalf().hasTransport())
+    {
+        return;
+    }
+    const MPI_Comm graph = exchange.reverse ? reverseGraph_->comm() : graph_->comm();
+    auto [send, receive] = makeNeighbourCollective(graph, persistentFrom_ != noPersistent);
+    buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
+}
+
+BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
+{
+    using Clock = std::chrono::steady_clock;
+    const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
+    Kokkos::View<double*, Kokkos::HostSpace> probe(
+        "fieldsync::commitProbe", static_cast<std::size_t>(largest + 1)
+    );
+    const ViewFields<decltype(probe)> fields(std::span(&probe, 1));
+    const BackEnd candidates[2] { BackEnd::PointToPoint, BackEnd::NeighbourCollective };
+    std::vector<double> seconds[2];
+    for (int round = 0; round < 13; ++round) // 2 warm-up rounds, then 11 timed, interleaved
+    {
+        for (int b = 0; b < 2; ++b)
+        {
+            backEnd_ = candidates[b];
+            const CommKey key(
+                b == 0 ? "fieldsync::commit probe p2p" : "fieldsync::commit probe neighbour"
+            );
+            const auto t0 = Clock::now();
+            start(fields, key, false, ReverseOp::Replace);
+            finish(fields, byKey(key, false), where);
+            if (round >= 2)
+            {
+                seconds[b].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+            }
+        }
+    }
+    double medians[2] {};
+    for (int b = 0; b < 2; ++b)
+    {
+        std::nth_element(seconds[b].begin(), seconds[b].begin() + 5, seconds[b].end());
+        medians[b] = seconds[b][5];
+    }
+    mpi::allReduce(std::span<double>(medians), mpi::ReduceOp::Max, env_.comm());
+    exchanges_.clear(); // the probes leave no key and no buffer behind
+    last_ = nullptr;
+    pool_ = BufferPool {};
+    const BackEnd chosen = medians[1] < medians[0] ? candidates[1] : candidates[0];
+    if (env_.rank() == 0)
+    {
+        logger().info(
+            "Communicator commit: back end {} chosen (median exchange, max over ranks: "
+            "point-to-point {:.2f} us, neighbourhood collective {:.2f} us)",
+            toString(chosen),
+            medians[0] * 1e6,
+            medians[1] * 1e6
+        );
+    }
+    return chosen;
+}
+
+} // namespace fieldsync::halo

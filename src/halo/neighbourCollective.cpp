@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+// The neighbourhood-collective exchange back end: MPI_Ineighbor_alltoallv on the distributed
+// graph communicator made at commit, or its persistent MPI-4 form where the MPI library has it.
+#include "transport.hpp"
+
+#include "fieldsync/config.hpp"
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/wait.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+
+/** @brief Counts and displacements of one direction, relative to its lowest address. */
+struct Layout
+{
+    std::vector<int> ranks;  /**< peers, ascending (the graph's neighbour order) */
+    std::vector<int> counts; /**< bytes per peer */
+    std::vector<int> displs; /**< byte displacement per peer from base */
+    char* base { nullptr };  /**< the lowest message address */
+
+    /** @brief Sets the layout from @p messages; returns whether it changed. */
+    bool set(std::span<const Message> messages)
+    {
+        char* first = messages.empty() ? nullptr : static_cast<char*>(messages.front().data);
+        for (const Message& m : messages)
+        {
+            first = std::min(first, static_cast<char*>(m.data));
+        }
+        bool changed = first != base || messages.size() != ranks.size();
+        ranks.resize(messages.size());
+        counts.resize(messages.size());
+        displs.resize(messages.size());
+        for (std::size_t i = 0; i < messages.size(); ++i)
+        {
+            const int displ = static_cast<int>(static_cast<char*>(messages[i].data) - first);
+            changed = changed || ranks[i] != messages[i].rank || counts[i] != messages[i].bytes ||
+                      displs[i] != displ;
+            ranks[i] = messages[i].rank;
+            counts[i] = messages[i].bytes;
+            displs[i] = displ;
+        }
+        base = first;
+        return changed;
+    }
+
+    /** @brief The total bytes. */
+    [[nodiscard]] std::size_t bytes() const noexcept
+    {
+        std::size_t total { 0 };
+        for (const int c : counts)
+        {
+            total += static_cast<std::size_t>(c);
+        }
+        return total;
+    }
+};
+
+/**
+ * @brief What the two directions of one buffer share: the graph communicator, both layouts and
+ * the one request of the collective. The receive side posts nothing itself: the collective
+ * starts when the sends are posted (after packing), and both sides test its request.
+ */
+struct Shared
+{
+    MPI_Comm graph { MPI_COMM_NULL };         /**< neighbours: sources receive, dests send */
+    bool persistent { false };                /**< MPI_Neighbor_alltoallv_init */
+    Layout send;                              /**< this post's sends */
+    Layout receive;                           /**< this post's receives */
+    MPI_Request request { MPI_REQUEST_NULL }; /**< the collective (or its persistent handle) */
+    bool active { false };                    /**< started and not yet complete */
+    bool persistentReady { false };           /**< request holds a persistent operation */
+
+    void start(const std::source_location& where)
+    {
+        const bool sameLayout = persistentReady;
+        if (persistent && sameLayout)
+        {
+            FIELDSYNC_MPI_AT(MPI_Start(&request), where);
+        }
+        else if (persistent)
+        {
+#if FIELDSYNC_HAVE_NEIGHBOR_ALLTOALLV_INIT
+            FIELDSYNC_MPI_AT(
+                MPI_Neighbor_alltoallv_init(
+                    send.base,
+                    send.counts.data(),
+                    send.displs.data(),
+                    MPI_BYTE,
+                    receive.base,
+                    receive.counts.data(),
+                    receive.displs.data(),
+                    MPI_BYTE,
+                    graph,
+                    MPI_INFO_NULL,
+                    &request
+                ),
+                where
+            );
+            persistentReady = true;
+            FIELDSYNC_MPI_AT(MPI_Start(&request), where);
+#endif
+        }
+        else
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Ineighbor_alltoallv(
+                    send.base,
+                    send.counts.data(),
+                    send.displs.data(),
+                    MPI_BYTE,
+                    receive.base,
+                    receive.counts.data(),
+                    receive.displs.data(),
+                    MPI_BYTE,
+                    graph,
+                    &request
+                ),
+                where
+            );
+        }
+        active = true;
+    }
+
+    bool test(const std::source_location& where)
+    {
+        if (!active)
+        {
+            return true;
+        }
+        int flag { 0 };
+        FIELDSYNC_MPI_AT(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), where);
+        active = flag == 0;
+        return flag != 0;
+    }
+
+    /** @brief Forgets the persistent operation (inactive) so the next start makes a new one. */
+    void dropPersistent() noexcept
+    {
+        if (persistentReady && !active && request != MPI_REQUEST_NULL)
+        {
+            MPI_Request_free(&request);
+        }
+        persistentReady = false;
+    }
+
+    bool complete(std::string_view name) noexcept
+    {
+        int finalised { 0 };
+        MPI_Finalized(&finalised);
+        if (finalised || !active)
+        {
+            return true;
+        }
+        logger().error(
+            "communication buffer '{}': a neighbourhood collective still in flight is completed "
+            "before its memory is freed",
+            name
+        );
+        try
+        {
+            mpi::waitWithTimeout(
+                [&] { return test(std::source_location::current()); },
+                [] { return std::string("the neighbourhood collective"); },
+                mpi::WaitPolicy { mpi::WaitPolicy::fromEnvironment().timeoutSeconds,
+                                  mpi::TimeoutAction::Error },
+                "dropped exchange",
+                name,
+                std::source_location::current()
+            );
+        }
+        catch (const std::exception& e)
+        {
+            logger().error("{}; its memory is kept (not freed)", e.what());
+            return false;
+        }
+        return true;
+    }
+};
+
+/** @brief One direction of the neighbourhood back end (both share one Shared). */
+class NeighbourCollective final : public Transport
+{
+public:
+    NeighbourCollective(std::shared_ptr<Shared> shared, bool isSend)
+        : shared_(std::move(shared)), isSend_(isSend)
+    {
+    }
+
+    void post(
+        std::span<const Message> messages,
+        int /*tag*/,
+        bool /*persistent*/,
+        const std::source_location& where
+    ) override
+    {
+        Layout& layout = isSend_ ? shared_->send : shared_->receive;
+        if (layout.set(messages))
+        {
+            shared_->dropPersistent();
+        }
+        if (isSend_)
+        {
+            shared_->start(where); // the receives were recorded first (post receives, pack, send)
+        }
+    }
+
+    bool test(std::string_view /*name*/, const std::source_location& where) override
+    {
+        return shared_->test(where);
+    }
+
+    std::string describePending(const std::source_location& /*where*/) override
+    {
+        if (!shared_->active)
+        {
+            return {};
+        }
+        std::string text = "neighbourhood alltoallv (sends to ranks";
+        for (const int r : shared_->send.ranks)
+        {
+            text += " " + std::to_string(r);
+        }
+        text += "; receives from ranks";
+        for (const int r : shared_->receive.ranks)
+        {
+            text += " " + std::to_string(r);
+        }
+        return text + ")";
+    }
+
+    bool cancel(std::string_view name) noexcept override
+    {
+        const bool safe = shared_->complete(name);
+        if (safe)
+        {
+            shared_->dropPersistent();
+        }
+        return safe;
+    }
+
+    std::size_t postedMessages() const noexcept override
+    {
+        return (isSend_ ? shared_->send : shared_->receive).ranks.size();
+    }
+
+    std::size_t postedBytes() const noexcept override
+    {
+        return (isSend_ ? shared_->send : shared_->receive).bytes();
+    }
+
+private:
+    std::shared_ptr<Shared> shared_; /**< the collective both directions share */
+    bool isSend_;                    /**< sends or receives */
+};
+
+} // namespace
+
+std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
+makeNeighbourCollective(MPI_Comm graph, bool persistent)
+{
+    auto shared = std::make_shared<Shared>();
+    shared->graph = graph;
+    shared->persistent = persistent && neighbourPersistentAvailable();
+    return { std::make_unique<NeighbourCollective>(shared, true),
+             std::make_unique<NeighbourCollective>(shared, false) };
+}
+
+bool neighbourPersistentAvailable() noexcept
+{
+    return FIELDSYNC_HAVE_NEIGHBOR_ALLTOALLV_INIT != 0;
+}
+
+} // namespace fieldsync::halo

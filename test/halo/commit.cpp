@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+// Declare, then commit: every disagreement between neighbours is an Error on every rank at
+// commit, naming both ranks; the expected texts are built here from the pattern itself.
+#include "fieldsync_test/catch.hpp"
+
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using fieldsync::LocalIndex;
+using fieldsync::halo::BackEnd;
+using fieldsync::halo::CommitOptions;
+using fieldsync::halo::Communicator;
+using fieldsync::halo::RankSimplexCommMap;
+namespace mpi = fieldsync::mpi;
+
+namespace
+{
+/**
+ * A ring: each rank owns 4 cells (local 0..3, global 4r..4r+3), sends them to the next rank and
+ * receives the previous rank's 4 into ghosts 4..7, listed in @p ghostOrder order.
+ */
+struct Ring
+{
+    RankSimplexCommMap send;
+    RankSimplexCommMap receive;
+    std::vector<std::int64_t> globalIds;
+    int next { 0 };
+    int previous { 0 };
+};
+
+Ring ring(const mpi::MPIEnvironment& env, const std::vector<LocalIndex>& ghostOrder)
+{
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    Ring r { RankSimplexCommMap(n), RankSimplexCommMap(n), {}, (me + 1) % n, (me + n - 1) % n };
+    r.send.setRank(r.next, { 0, 1, 2, 3 });
+    r.receive.setRank(r.previous, ghostOrder);
+    for (int i = 0; i < 4; ++i)
+    {
+        r.globalIds.push_back(4 * me + i);
+    }
+    for (const LocalIndex ghost : { 4, 5, 6, 7 })
+    {
+        // ghost 4 + k holds the previous rank's cell k (the order the sender uses)
+        r.globalIds.push_back(4 * r.previous + (ghost - 4));
+    }
+    return r;
+}
+
+/** Runs @p make and returns the Error's text on this rank ("" when nothing was thrown). */
+template<typename F>
+std::string errorOf(F&& make)
+{
+    try
+    {
+        make();
+    }
+    catch (const fieldsync::Error& e)
+    {
+        return e.what();
+    }
+    return {};
+}
+} // namespace
+
+TEST_CASE("commit: the same counts in a different order are found through the global ids")
+{
+    const mpi::MPIEnvironment env;
+    if (env.sizeRank() < 2)
+    {
+        return;
+    }
+    // rank 0 lists its ghosts in reverse: the counts agree, the order does not
+    const Ring r = ring(
+        env,
+        env.rank() == 0 ? std::vector<LocalIndex> { 7, 6, 5, 4 }
+                        : std::vector<LocalIndex> { 4, 5, 6, 7 }
+    );
+    const std::string error = errorOf(
+        [&]
+        { Communicator comm(env, r.send, r.receive, CommitOptions { .globalIds = r.globalIds }); }
+    );
+    const int sender = (env.sizeRank() - 1); // rank 0's previous rank
+    const bool involved = env.rank() == 0 || env.rank() == sender;
+    CAPTURE(error);
+    REQUIRE_FALSE(error.empty()); // every rank throws
+    if (involved)
+    {
+        REQUIRE_THAT(
+            error,
+            Catch::Contains(
+                "rank " + std::to_string(sender) + " sends 4 cells to rank 0 in another order"
+            )
+        );
+    }
+    else
+    {
+        REQUIRE_THAT(error, Catch::Contains("rank 0"));
+    }
+    // without the global ids the order cannot be checked: the commit passes
+    REQUIRE(errorOf([&] { Communicator comm(env, r.send, r.receive); }).empty());
+}
+
+TEST_CASE("commit: counts that differ name both ranks and both counts")
+{
+    const mpi::MPIEnvironment env;
+    if (env.sizeRank() < 2)
+    {
+        return;
+    }
+    const Ring r = ring(
+        env,
+        env.rank() == 0 ? std::vector<LocalIndex> { 4, 5, 6 }
+                        : std::vector<LocalIndex> { 4, 5, 6, 7 }
+    );
+    const std::string error = errorOf([&] { Communicator comm(env, r.send, r.receive); });
+    const int sender = env.sizeRank() - 1;
+    CAPTURE(error);
+    REQUIRE_FALSE(error.empty());
+    if (env.rank() == 0 || env.rank() == sender)
+    {
+        REQUIRE_THAT(
+            error,
+            Catch::Contains(
+                "rank " + std::to_string(sender) +
+                " sends 4 cells to rank 0, but rank 0's receive map expects 3 cells from rank " +
+                std::to_string(sender)
+            )
+        );
+    }
+}
+
+TEST_CASE("commit: a rank sending to a peer that expects nothing from it")
+{
+    const mpi::MPIEnvironment env;
+    if (env.sizeRank() < 3)
+    {
+        return;
+    }
+    // every rank also sends cell 0 to the rank two ahead, which expects nothing from it
+    const Ring base = ring(env, { 4, 5, 6, 7 });
+    RankSimplexCommMap send(env.sizeRank());
+    send.setRank(base.next, { 0, 1, 2, 3 });
+    const int twoAhead = (env.rank() + 2) % env.sizeRank();
+    if (twoAhead != base.next)
+    {
+        send.setRank(twoAhead, { 0 });
+    }
+    const std::string error = errorOf([&] { Communicator comm(env, send, base.receive); });
+    CAPTURE(error);
+    REQUIRE_FALSE(error.empty());
+    if (twoAhead != base.next)
+    {
+        REQUIRE_THAT(
+            error,
+            Catch::Contains(
+                "rank " + std::to_string(env.rank()) + " sends 1 cells to rank " +
+                std::to_string(twoAhead) + ", but rank " + std::to_string(twoAhead) +
+                "'s receive map expects nothing from rank " + std::to_string(env.rank())
+            )
+        );
+    }
+}
+
+TEST_CASE("commit: send and receive maps passed in swapped order")
+{
+    const mpi::MPIEnvironment env;
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    // swapped: the receive map (ghosts 4..7) passed as the send map
+    const std::string error =
+        errorOf([&]
+                { Communicator comm(env, r.receive, r.send, CommitOptions { .ownedCells = 4 }); });
+    CAPTURE(error);
+    REQUIRE_THAT(error, Catch::Contains("swapped order"));
+    REQUIRE(errorOf(
+                [&]
+                { Communicator comm(env, r.send, r.receive, CommitOptions { .ownedCells = 4 }); }
+    ).empty());
+}
+
+TEST_CASE("declare, then commit: no exchange before the commit, one commit")
+{
+    const mpi::MPIEnvironment env;
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    Communicator comm = Communicator::declare(env, r.send, r.receive);
+    REQUIRE_FALSE(comm.committed());
+    Kokkos::View<double*> field("field", 8);
+    REQUIRE_THROWS_WITH(comm.startComm(field), Catch::Contains("not committed"));
+    comm.commit(CommitOptions { .globalIds = r.globalIds, .ownedCells = 4 });
+    REQUIRE(comm.committed());
+    REQUIRE_THROWS_WITH(comm.commit(), Catch::Contains("already committed"));
+    // the committed pattern exchanges: ghosts receive the previous rank's global ids
+    auto host = Kokkos::create_mirror_view(field);
+    for (int i = 0; i < 8; ++i)
+    {
+        host(i) = i < 4 ? static_cast<double>(r.globalIds[static_cast<std::size_t>(i)]) : -1.0;
+    }
+    Kokkos::deep_copy(field, host);
+    comm.startComm(field);
+    comm.finaliseComm(field);
+    Kokkos::deep_copy(host, field);
+    for (int i = 0; i < 8; ++i)
+    {
+        REQUIRE(host(i) == static_cast<double>(r.globalIds[static_cast<std::size_t>(i)]));
+    }
+}
+
+TEST_CASE("commit: each back end chosen explicitly exchanges the same ghosts")
+{
+    const mpi::MPIEnvironment env;
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    for (const BackEnd backEnd :
+         { BackEnd::PointToPoint, BackEnd::NeighbourCollective, BackEnd::Auto })
+    {
+        CAPTURE(fieldsync::halo::toString(backEnd));
+        Communicator comm(env, r.send, r.receive, CommitOptions { .backEnd = backEnd });
+        REQUIRE(comm.backEnd() != BackEnd::Auto); // Auto resolves to one of the two
+        if (backEnd != BackEnd::Auto)
+        {
+            REQUIRE(comm.backEnd() == backEnd);
+        }
+        Kokkos::View<double*> field("field", 8);
+        auto host = Kokkos::create_mirror_view(field);
+        for (int step = 0; step < 3; ++step)
+        {
+            for (int i = 0; i < 8; ++i)
+            {
+                host(i) = i < 4 ? static_cast<double>(r.globalIds[static_cast<std::size_t>(i)]) +
+                                      1000.0 * step
+                                : -1.0;
+            }
+            Kokkos::deep_copy(field, host);
+            comm.startComm(field);
+            comm.finaliseComm(field);
+            Kokkos::deep_copy(host, field);
+            for (int i = 0; i < 8; ++i)
+            {
+                REQUIRE(
+                    host(i) ==
+                    static_cast<double>(r.globalIds[static_cast<std::size_t>(i)]) + 1000.0 * step
+                );
+            }
+        }
+    }
+}

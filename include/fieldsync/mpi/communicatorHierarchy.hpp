@@ -2,10 +2,10 @@
 #pragma once
 
 #include "fieldsync/mpi/algorithm.hpp"
+#include "fieldsync/mpi/broadcast.hpp"
 #include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/reductions.hpp"
-#include "fieldsync/mpi/broadcast.hpp"
 
 #include <source_location>
 #include <span>
@@ -198,11 +198,13 @@ private:
         std::size_t mine { 0 };  /**< values in this rank's block */
     };
 
+    /** @brief @p level as an index into levels_. */
     [[nodiscard]] static std::size_t index(int level) noexcept
     {
         return static_cast<std::size_t>(level);
     }
 
+    /** @brief Level @p level; an Error naming @p where when it is out of range. */
     [[nodiscard]] const Level& at(int level, const std::source_location& where) const;
 
     /** @brief The current level, once @p algorithm is checked against it. */
@@ -226,6 +228,7 @@ private:
     [[nodiscard]] static Blocks
     blocks(std::size_t count, const Level& level, const std::source_location& where);
 
+    /** @brief The NodeAware allreduce of @p data, a 1-D span or unmanaged view, over @p level. */
     template<typename Flat, typename E>
     static void nodeAware(
         const Flat& data,

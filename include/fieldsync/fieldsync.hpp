@@ -21,6 +21,7 @@
 #include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/communicatorHierarchy.hpp"
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"

@@ -203,6 +203,19 @@ template<typename T>
     return static_cast<std::size_t>(count);
 }
 
+/** @brief Throws an Error naming @p name and @p where unless @p view is contiguous. */
+template<typename V>
+void requireContiguous(const V& view, const char* name, const std::source_location& where)
+{
+    FIELDSYNC_CHECK_AT(
+        view.span_is_contiguous() && view.span() == view.size(),
+        std::string(name) + ": Kokkos::View '" + view.label() + "' is not contiguous (size " +
+            std::to_string(view.size()) + ", span " + std::to_string(view.span()) +
+            "); pass a contiguous view or copy it first",
+        where
+    );
+}
+
 /**
  * @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view.
  * A view is kept alive (a copy in Buffer::keepAlive) only when @p keepAlive is set: a
@@ -229,13 +242,7 @@ Buffer describe(
     }
     else if constexpr (Traits::isView)
     {
-        FIELDSYNC_CHECK_AT(
-            buffer.span_is_contiguous() && buffer.span() == buffer.size(),
-            std::string(name) + ": Kokkos::View '" + buffer.label() + "' is not contiguous (size " +
-                std::to_string(buffer.size()) + ", span " + std::to_string(buffer.span()) +
-                "); pass a contiguous view or copy it first",
-            where
-        );
+        requireContiguous(buffer, name, where);
         Buffer described;
         if constexpr (std::is_same_v<ExecutionSpace, ViewExecutionSpace>)
         {

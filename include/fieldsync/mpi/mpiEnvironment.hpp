@@ -68,6 +68,15 @@ public:
     /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s). */
     [[nodiscard]] MPIEnvironment duplicate() const;
 
+    /**
+     * @brief Takes ownership of @p comm, a communicator made elsewhere (MPI_Cart_create,
+     * MPI_Dist_graph_create_adjacent): it is freed with the last copy, and MPI errors on it are
+     * returned (MPI_ERRORS_RETURN), so they become Errors.
+     * @throws Error if MPI is not initialised or @p comm is MPI_COMM_NULL.
+     */
+    [[nodiscard]] static MPIEnvironment
+    adopt(MPI_Comm comm, std::source_location where = std::source_location::current());
+
     /** @brief Whether this environment owns (and will free) its communicator. */
     [[nodiscard]] bool ownsComm() const noexcept { return owner_ != nullptr; }
 

@@ -34,6 +34,26 @@ void completeDims(std::vector<int>& dims, int nRanks, const std::source_location
     FIELDSYNC_MPI_AT(MPI_Dims_create(nRanks, static_cast<int>(dims.size()), dims.data()), where);
 }
 
+/** @brief Checks that @p what (a vector of @p given entries) has one entry per dimension. */
+void checkLength(std::size_t given, std::size_t ndims, const char* what)
+{
+    FIELDSYNC_CHECK(
+        given == ndims,
+        std::string("CartesianTopology: ") + std::to_string(given) + " " + what + " for " +
+            std::to_string(ndims) + " dimensions"
+    );
+}
+
+/** @brief Checks that @p dim names one of @p ndims dimensions. */
+void checkDimension(int dim, int ndims, const char* caller)
+{
+    FIELDSYNC_CHECK(
+        dim >= 0 && dim < ndims,
+        std::string("CartesianTopology::") + caller + ": dimension " + std::to_string(dim) +
+            " out of range 0.." + std::to_string(ndims - 1)
+    );
+}
+
 /** @brief The communicator the grid is made from: @p env, or @p env renumbered by a mapping. */
 MPIEnvironment
 gridBase(const MPIEnvironment& env, const Reordering& reordering, const std::source_location& where)
@@ -81,11 +101,7 @@ CartesianTopology::CartesianTopology(
 
 bool CartesianTopology::periodic(int dim) const
 {
-    FIELDSYNC_CHECK(
-        dim >= 0 && dim < ndims(),
-        "CartesianTopology: dimension " + std::to_string(dim) + " out of range 0.." +
-            std::to_string(ndims() - 1)
-    );
+    checkDimension(dim, ndims(), "periodic");
     return periodic_[static_cast<std::size_t>(dim)] != 0;
 }
 
@@ -103,11 +119,7 @@ std::vector<int> CartesianTopology::coords(int rank) const
 
 int CartesianTopology::rank(std::span<const int> coords) const
 {
-    FIELDSYNC_CHECK(
-        coords.size() == dims_.size(),
-        "CartesianTopology::rank: " + std::to_string(coords.size()) + " coordinates for " +
-            std::to_string(dims_.size()) + " dimensions"
-    );
+    checkLength(coords.size(), dims_.size(), "coordinates");
     std::vector<int> wrapped(coords.begin(), coords.end());
     for (std::size_t d = 0; d < dims_.size(); ++d)
     {
@@ -128,11 +140,7 @@ int CartesianTopology::rank(std::span<const int> coords) const
 
 int CartesianTopology::neighbour(std::span<const int> offset) const
 {
-    FIELDSYNC_CHECK(
-        offset.size() == dims_.size(),
-        "CartesianTopology::neighbour: " + std::to_string(offset.size()) + " offsets for " +
-            std::to_string(dims_.size()) + " dimensions"
-    );
+    checkLength(offset.size(), dims_.size(), "offsets");
     std::vector<int> at(coords_);
     for (std::size_t d = 0; d < at.size(); ++d)
     {
@@ -143,11 +151,7 @@ int CartesianTopology::neighbour(std::span<const int> offset) const
 
 CartesianTopology::Shift CartesianTopology::shift(int dim, int disp) const
 {
-    FIELDSYNC_CHECK(
-        dim >= 0 && dim < ndims(),
-        "CartesianTopology::shift: dimension " + std::to_string(dim) + " out of range 0.." +
-            std::to_string(ndims() - 1)
-    );
+    checkDimension(dim, ndims(), "shift");
     Shift s;
     FIELDSYNC_MPI(MPI_Cart_shift(env_.comm(), dim, disp, &s.source, &s.dest));
     return s;

@@ -66,6 +66,15 @@ MPIEnvironment::MPIEnvironment(std::shared_ptr<Owned> owner, std::source_locatio
     FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), where);
 }
 
+MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
+{
+    requireInitialised(where);
+    FIELDSYNC_CHECK_AT(
+        comm != MPI_COMM_NULL, "MPIEnvironment::adopt: communicator is MPI_COMM_NULL", where
+    );
+    return MPIEnvironment(std::make_shared<Owned>(comm), where);
+}
+
 MPIEnvironment MPIEnvironment::split(int color, int key) const
 {
     const auto where = std::source_location::current();
@@ -124,12 +133,6 @@ MPIEnvironment MPIEnvironment::splitShared() const
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
-}
-
-MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
-{
-    FIELDSYNC_CHECK_AT(comm != MPI_COMM_NULL, "MPIEnvironment::adopt: MPI_COMM_NULL", where);
-    return MPIEnvironment(std::make_shared<Owned>(comm), where);
 }
 
 MPIEnvironment MPIEnvironment::duplicate() const

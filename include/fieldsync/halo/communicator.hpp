@@ -3,6 +3,7 @@
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/halo/commitOptions.hpp"
+#include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
@@ -49,22 +50,49 @@ struct IsStdSpan<std::span<T>> : std::true_type
 template<typename F>
 concept KokkosField = Kokkos::is_view<F>::value &&(viewRank<F> == 1 || viewRank<F> == 2);
 
+/**
+ * @brief A padded structured block (halo::StructuredBlock): a rank-3 Kokkos::View, exchanged as
+ * a rank-1 view over its span, so a cell is its linear index in the view's layout.
+ */
+template<typename F>
+concept BlockField = Kokkos::is_view<F>::value &&(viewRank<F> == 3);
+
+/** @brief The rank-1 unmanaged view over the span of a BlockField (same memory and device). */
+template<typename V>
+using BlockSpanView = Kokkos::View<
+    typename V::value_type*,
+    Kokkos::LayoutRight,
+    typename V::device_type,
+    Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
 /** @brief A host view over a std::vector or std::span (no copy). */
 template<typename T>
 using HostFieldView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 /**
  * @brief The field as a Kokkos view without copying a view (a reference to it: a copy of a
- * managed view costs two atomic reference-count updates), or an unmanaged host view over a
- * std::vector or std::span.
+ * managed view costs two atomic reference-count updates), an unmanaged rank-1 view over the
+ * span of a contiguous rank-3 view (an Error naming @p where when it is not contiguous), or an
+ * unmanaged host view over a std::vector or std::span.
  */
 template<typename F>
-decltype(auto) fieldViewRef(F& field)
+decltype(auto) fieldViewRef(F& field, const std::source_location& where)
 {
     using Plain = std::remove_cvref_t<F>;
     if constexpr (KokkosField<Plain>)
     {
         return static_cast<const Plain&>(field);
+    }
+    else if constexpr (BlockField<Plain>)
+    {
+        FIELDSYNC_CHECK_AT(
+            field.span_is_contiguous(),
+            "Communicator: rank-3 view '" + field.label() +
+                "' is not contiguous (span_is_contiguous() is false); exchange a LayoutLeft or "
+                "LayoutRight view of the whole padded block, not a strided subview",
+            where
+        );
+        return BlockSpanView<Plain>(field.data(), field.span());
     }
     else
     {
@@ -75,16 +103,19 @@ decltype(auto) fieldViewRef(F& field)
 
 /** @brief The view type fieldViewRef gives for @p F. */
 template<typename F>
-using FieldViewType = std::remove_cvref_t<decltype(fieldViewRef(std::declval<F&>()))>;
+using FieldViewType = std::remove_cvref_t<
+    decltype(fieldViewRef(std::declval<F&>(), std::declval<const std::source_location&>()))>;
 } // namespace detail
 
 /**
  * @brief What Communicator::startComm accepts: Kokkos::View<T*> or Kokkos::View<T**>
- * (cells x components, LayoutLeft or LayoutRight) in any memory space, std::vector<T>,
- * std::span<T>.
+ * (cells x components, LayoutLeft or LayoutRight) in any memory space, a contiguous
+ * Kokkos::View<T***> (a padded structured block: cell = linear index in the view's layout,
+ * see StructuredBlock), std::vector<T>, std::span<T>.
  */
 template<typename F>
-concept HaloField = detail::KokkosField<std::remove_cvref_t<F>> ||
+concept HaloField =
+    detail::KokkosField<std::remove_cvref_t<F>> || detail::BlockField<std::remove_cvref_t<F>> ||
     detail::IsStdVector<std::remove_cvref_t<F>>::value ||
     detail::IsStdSpan<std::remove_cvref_t<F>>::value;
 
@@ -191,7 +222,7 @@ public:
     template<HaloField Field>
     void startComm(Field& field, const CommKey& key = CommKey {})
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, key.where());
         start(
             ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)),
             key,
@@ -238,7 +269,7 @@ public:
     template<HaloField Field>
     void finaliseComm(Field& field, const CommKey& key)
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, key.where());
         finish(
             ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), &key, false, key.where()
         );
@@ -248,7 +279,7 @@ public:
     template<HaloField Field>
     void finaliseComm(Field& field, std::source_location where = std::source_location::current())
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, where);
         finish(
             ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), nullptr, false, where
         );
@@ -280,7 +311,7 @@ public:
     template<HaloField Field>
     void startReverse(Field& field, ReverseOp op, const CommKey& key = CommKey {})
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, key.where());
         start(ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), key, true, op);
     }
 
@@ -295,7 +326,7 @@ public:
     template<HaloField Field>
     void finaliseReverse(Field& field, const CommKey& key)
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, key.where());
         finish(
             ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), &key, true, key.where()
         );
@@ -305,7 +336,7 @@ public:
     template<HaloField Field>
     void finaliseReverse(Field& field, std::source_location where = std::source_location::current())
     {
-        const auto& view = detail::fieldViewRef(field);
+        const auto& view = detail::fieldViewRef(field, where);
         finish(ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), nullptr, true, where);
     }
 

@@ -69,8 +69,9 @@ public:
     [[nodiscard]] MPIEnvironment duplicate() const;
 
     /**
-     * @brief Takes ownership of @p comm (a communicator the caller made, e.g. a topology's): it
-     * is freed with the last copy, and its errors are returned, not fatal.
+     * @brief Takes ownership of @p comm, a communicator made elsewhere (MPI_Cart_create,
+     * MPI_Dist_graph_create_adjacent): it is freed with the last copy, and MPI errors on it are
+     * returned (MPI_ERRORS_RETURN), so they become Errors.
      * @throws Error if MPI is not initialised or @p comm is MPI_COMM_NULL.
      */
     [[nodiscard]] static MPIEnvironment

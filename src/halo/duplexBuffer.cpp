@@ -3,6 +3,7 @@
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/faults.hpp"
 #include "fieldsync/mpi/tag.hpp"
 
 #include "transport.hpp"
@@ -91,6 +92,11 @@ void DuplexBuffer::startSends(const std::source_location& where)
 bool DuplexBuffer::isComplete(const std::source_location& where)
 {
     checkStarted("isComplete", where);
+    if (faultHappens(faultSettings().order)) // fault injection: the sends complete first
+    {
+        const bool sent = send_.complete(false, where);
+        return receive_.complete(true, where) && sent;
+    }
     const bool received = receive_.complete(true, where);
     const bool sent = send_.complete(false, where);
     return received && sent;

@@ -5,6 +5,7 @@
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/faults.hpp"
 #include "fieldsync/mpi/tag.hpp"
 
 namespace fieldsync::halo
@@ -171,7 +172,9 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
         installBackEnd(exchange, buffer);
         buffer.setTag(exchange.tag);
         buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
-        buffer.setStaging(fields.space().useStaging(staging_));
+        buffer.setStaging(
+            fields.space().useStaging(staging_) || faultHappens(faultSettings().staging)
+        );
         buffer.setWaitPolicy(policy());
         buffer.initComm(
             exchange.key.name(),

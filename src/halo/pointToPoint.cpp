@@ -3,6 +3,7 @@
 #include "transport.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/faults.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
@@ -42,6 +43,10 @@ public:
         const std::source_location& where
     ) override
     {
+        if (isSend_ && faultHappens(faultSettings().delay))
+        {
+            faultDelay(); // fault injection: a late sender
+        }
         const bool same = repeatsLastPost(messages);
         if (same && persistent && persistent_ && tag == tag_)
         {
@@ -62,6 +67,10 @@ public:
         if (requests_.empty())
         {
             return true;
+        }
+        if (faultHappens(faultSettings().early))
+        {
+            return false; // fault injection: MPI not asked this time
         }
         int flag { 0 };
         const int code = MPI_Testall(

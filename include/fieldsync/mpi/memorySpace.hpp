@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/faults.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
@@ -34,13 +36,15 @@ inline constexpr bool hostAccessible =
 
 /**
  * @brief The one rule for every operation on memory of @p MemorySpace: stage through the host
- * when asked to (@p staging or FIELDSYNC_FORCE_STAGING), or when MPI can reach neither the memory
- * from the host nor, lacking GPU-aware MPI, the device pointer.
+ * when asked to (@p staging or FIELDSYNC_FORCE_STAGING, or at random under fault injection,
+ * FIELDSYNC_FAULTS), or when MPI can reach neither the memory from the host nor, lacking
+ * GPU-aware MPI, the device pointer.
  */
 template<typename MemorySpace>
 [[nodiscard]] bool useStaging(Staging staging = Staging::Auto)
 {
-    if (staging == Staging::Always || stagingForcedByEnvironment())
+    if (staging == Staging::Always || stagingForcedByEnvironment() ||
+        faultHappens(faultSettings().staging))
     {
         return true;
     }

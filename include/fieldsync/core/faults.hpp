@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// Fault injection for tests (FIELDSYNC_FAULTS): doc/reliability.md.
+#pragma once
+
+#include <cstdint>
+
+namespace fieldsync
+{
+
+/**
+ * @brief The faults FIELDSYNC_FAULTS asks for, read once per process.
+ *
+ * `FIELDSYNC_FAULTS=seed:S` turns fault injection on with the default probabilities;
+ * `delay:P`, `early:P`, `staging:P`, `order:P` (comma separated, after the seed) set them. Off
+ * when unset. The random sequence of a process depends on the seed and its rank in
+ * MPI_COMM_WORLD only, so a failing run repeats.
+ */
+struct FaultSettings
+{
+    bool on { false };        /**< any fault injection at all */
+    std::uint64_t seed { 0 }; /**< the seed */
+    double delay { 0.1 };     /**< a random delay (up to 200 us) before posting sends */
+    double early { 0.3 };     /**< a test returns "not yet" without asking MPI */
+    double staging { 0.2 };   /**< an exchange or collective is staged through the host */
+    double order { 0.5 };     /**< a duplex buffer tests its sends before its receives */
+};
+
+/** @brief The settings of this process (FIELDSYNC_FAULTS). */
+[[nodiscard]] const FaultSettings& faultSettings();
+
+/**
+ * @brief True with probability @p probability when faults are on; false, and nearly free (one
+ * test of a static), when off.
+ * @throws Error naming FIELDSYNC_FAULTS and its value at the first call when it is malformed.
+ */
+[[nodiscard]] bool faultHappens(double probability);
+
+/** @brief Sleeps a random 1 to 200 us (used with faultHappens(faultSettings().delay)). */
+void faultDelay() noexcept;
+
+} // namespace fieldsync

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// The allreduce and reduce-scatter algorithms (include/fieldsync/mpi/algorithms.hpp): recursive
+// doubling, ring, Rabenseifner, and reduce-scatter by recursive halving.
+#include "scheduleState.hpp"
+
+namespace fieldsync::mpi::algorithms
+{
+
+namespace
+{
+
+/** A schedule whose receive buffer already holds this rank's @p count values. */
+std::unique_ptr<ScheduleState> inRecv(
+    const void* send,
+    void* recv,
+    std::size_t count,
+    const TypeDesc& type,
+    MPI_Op op,
+    const Context& context
+)
+{
+    auto s = std::make_unique<ScheduleState>(context, type, op);
+    if (send != MPI_IN_PLACE)
+    {
+        s->copy(send, recv, count);
+    }
+    return s;
+}
+
+/** The reduce-scatter ring: afterwards rank r holds block (r + 1) % p reduced. */
+void addRingReduceScatter(ScheduleState& s, const BlockBuffer& buffer)
+{
+    const int p = s.size();
+    const int r = s.rank();
+    std::size_t largest { 0 };
+    for (int k = 0; k < p; ++k)
+    {
+        largest = std::max(largest, buffer.values(k, k + 1));
+    }
+    std::byte* incoming = s.scratch(largest);
+    for (int step = 0; step < p - 1; ++step)
+    {
+        const int out = (r - step + p) % p;
+        const int in = (r - step - 1 + p) % p;
+        Round& round = s.newRound();
+        transferBlocks(s, round, true, (r + 1) % p, buffer, out, out + 1);
+        const std::size_t values = buffer.values(in, in + 1);
+        round.transfers.push_back({ false, (r - 1 + p) % p, incoming, values });
+        round.combines.push_back({ CombineKind::Reduce, incoming, buffer.block(s, in), values });
+    }
+}
+
+} // namespace
+
+void addOrderedAllReduce(ScheduleState& s, std::byte* data, std::size_t n)
+{
+    addTreeReduce(s, data, data, n, 0);
+    addTreeBroadcast(s, data, n, 0);
+}
+
+Schedule allReduceRecursiveDoubling(
+    const void* send,
+    void* recv,
+    std::size_t count,
+    const TypeDesc& type,
+    MPI_Op op,
+    const Context& context
+)
+{
+    auto s = inRecv(send, recv, count, type, op, context);
+    auto* data = static_cast<std::byte*>(recv);
+    if (!s->commutative())
+    {
+        addOrderedAllReduce(*s, data, count);
+        return Schedule(std::move(s));
+    }
+    const Fold fold(s->rank(), s->size());
+    addFoldIn(*s, fold, data, count);
+    if (!fold.sitsOut())
+    {
+        std::byte* incoming = s->scratch(count);
+        for (int mask = 1; mask < fold.p2; mask *= 2)
+        {
+            const int partner = fold.real(fold.virt ^ mask);
+            Round& round = s->newRound();
+            round.transfers.push_back({ false, partner, incoming, count });
+            round.transfers.push_back({ true, partner, data, count });
+            round.combines.push_back({ CombineKind::Reduce, incoming, data, count });
+        }
+    }
+    addFoldOut(*s, fold, data, count);
+    return Schedule(std::move(s));
+}
+
+Schedule allReduceRing(
+    const void* send,
+    void* recv,
+    std::size_t count,
+    const TypeDesc& type,
+    MPI_Op op,
+    const Context& context
+)
+{
+    auto s = inRecv(send, recv, count, type, op, context);
+    auto* data = static_cast<std::byte*>(recv);
+    if (!s->commutative())
+    {
+        addOrderedAllReduce(*s, data, count);
+        return Schedule(std::move(s));
+    }
+    const std::vector<std::size_t> bounds = balancedBounds(count, s->size());
+    addRingReduceScatter(*s, BlockBuffer { data, bounds, 0, 0 });
+    // rank r holds block (r + 1) % p: relative to root p - 1, rank r is block r + 1
+    addRingAllGather(*s, BlockBuffer { data, bounds, 0, s->size() - 1 });
+    return Schedule(std::move(s));
+}
+
+Schedule allReduceRabenseifner(
+    const void* send,
+    void* recv,
+    std::size_t count,
+    const TypeDesc& type,
+    MPI_Op op,
+    const Context& context
+)
+{
+    auto s = inRecv(send, recv, count, type, op, context);
+    auto* data = static_cast<std::byte*>(recv);
+    if (!s->commutative())
+    {
+        addOrderedAllReduce(*s, data, count);
+        return Schedule(std::move(s));
+    }
+    const Fold fold(s->rank(), s->size());
+    addFoldIn(*s, fold, data, count);
+    if (!fold.sitsOut())
+    {
+        const BlockBuffer buffer { data, balancedBounds(count, fold.p2), 0, 0 };
+        addRecursiveHalving(*s, fold, buffer);
+        addRecursiveDoublingGather(*s, fold, buffer);
+    }
+    addFoldOut(*s, fold, data, count);
+    return Schedule(std::move(s));
+}
+
+Schedule reduceScatterRecursiveHalving(
+    const void* send,
+    void* recv,
+    std::size_t countPerRank,
+    const TypeDesc& type,
+    MPI_Op op,
+    const Context& context
+)
+{
+    auto s = std::make_unique<ScheduleState>(context, type, op);
+    const std::size_t total = countPerRank * s->usize();
+    const int rank = s->rank();
+    const void* in = send == MPI_IN_PLACE ? recv : send;
+    if (!s->commutative())
+    {
+        std::byte* reduced = rank == 0 ? s->scratch(total) : nullptr;
+        addTreeReduce(*s, static_cast<const std::byte*>(in), reduced, total, 0);
+        addScatterDivideAndConquer(*s, reduced, recv, countPerRank, 0);
+        return Schedule(std::move(s));
+    }
+    std::byte* work = send == MPI_IN_PLACE ? static_cast<std::byte*>(recv) : s->scratch(total);
+    s->copy(in, work, total);
+    const Fold fold(rank, s->size());
+    addFoldIn(*s, fold, work, total);
+    if (!fold.sitsOut())
+    {
+        addRecursiveHalving(*s, fold, BlockBuffer { work, foldedBounds(fold, countPerRank), 0, 0 });
+    }
+    if (rank < 2 * fold.extra)
+    {
+        // the odd rank of a pair holds both blocks: the even one's goes to it
+        std::byte* evenBlock = fold.sitsOut()
+                                   ? static_cast<std::byte*>(recv)
+                                   : s->at(work, countPerRank * static_cast<std::size_t>(rank - 1));
+        s->newRound().transfers.push_back(
+            { !fold.sitsOut(), fold.sitsOut() ? rank + 1 : rank - 1, evenBlock, countPerRank }
+        );
+    }
+    if (!fold.sitsOut())
+    {
+        s->copy(s->at(work, countPerRank * static_cast<std::size_t>(rank)), recv, countPerRank);
+    }
+    return Schedule(std::move(s));
+}
+
+} // namespace fieldsync::mpi::algorithms

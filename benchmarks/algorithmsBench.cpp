@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace
@@ -27,12 +28,30 @@ namespace
 namespace fm = fieldsync::mpi;
 using A = fm::Algorithm;
 
-/** The machine model fitted in this run. */
-struct Model
+/** alpha and beta of one protocol regime of the MPI library. */
+struct Regime
 {
     double alpha { 0 }; /**< s per message */
     double beta { 0 };  /**< s per byte sent */
-    double gamma { 0 }; /**< s per byte reduced */
+};
+
+/**
+ * The machine model fitted in this run: MPI libraries switch protocol at an eager limit (Open
+ * MPI's shared-memory transport at 4 KiB), so alpha and beta are fitted below and above it.
+ */
+struct Model
+{
+    double eagerLimit { 1e300 }; /**< first size of the rendezvous regime */
+    Regime eager {};             /**< messages below the limit */
+    Regime large {};             /**< messages from the limit on */
+    double gamma { 0 };          /**< s per byte reduced */
+
+    /** alpha + beta m for one message of @p bytes, in its regime. */
+    [[nodiscard]] double msg(double bytes) const
+    {
+        const Regime& r = bytes < eagerLimit ? eager : large;
+        return r.alpha + r.beta * bytes;
+    }
 };
 
 /** One collective run by one algorithm, and its bound. */
@@ -105,37 +124,34 @@ double pingPong(std::size_t bytes, int reps)
     return t;
 }
 
-/**
- * alpha from the smallest message, beta the least-squares slope of the one-way time over the
- * messages of 64 KiB and more (where the per-byte term dominates), gamma from MPI_Reduce_local.
- */
-Model fit(const std::vector<std::size_t>& sizes, int reps)
+/** Least squares of t = alpha + beta m in relative error (weights 1 / t^2) over @p points. */
+Regime fitRegime(const std::vector<std::pair<double, double>>& points)
 {
-    Model m;
+    double sw { 0 };
     double sx { 0 };
     double sy { 0 };
     double sxx { 0 };
     double sxy { 0 };
-    int k { 0 };
-    for (const std::size_t bytes : sizes)
+    for (const auto& [m, t] : points)
     {
-        const double t = pingPong(bytes, reps);
-        if (bytes == sizes.front())
-        {
-            m.alpha = t;
-        }
-        if (bytes >= 65536)
-        {
-            const auto x = static_cast<double>(bytes);
-            sx += x;
-            sy += t;
-            sxx += x * x;
-            sxy += x * t;
-            ++k;
-        }
+        const double w = 1.0 / (t * t);
+        sw += w;
+        sx += w * m;
+        sy += w * t;
+        sxx += w * m * m;
+        sxy += w * m * t;
     }
-    m.beta = k > 1 ? (k * sxy - sx * sy) / (k * sxx - sx * sx) : 0.0;
-    std::vector<double> a(1 << 19, 1.0);
+    Regime r;
+    const double det = sw * sxx - sx * sx;
+    r.beta = points.size() > 1 && det > 0 ? std::max(0.0, (sw * sxy - sx * sy) / det) : 0.0;
+    r.alpha = sw > 0 ? std::max(0.0, (sy - r.beta * sx) / sw) : 0.0;
+    return r;
+}
+
+/** gamma: MPI_Reduce_local of 4 MiB of doubles (median), slowest rank. */
+double fitGamma(int reps)
+{
+    std::vector<double> a(std::size_t { 1 } << 19, 1.0);
     std::vector<double> b(a.size(), 2.0);
     std::vector<double> times;
     for (int i = 0; i < reps; ++i)
@@ -144,8 +160,35 @@ Model fit(const std::vector<std::size_t>& sizes, int reps)
         MPI_Reduce_local(a.data(), b.data(), static_cast<int>(a.size()), MPI_DOUBLE, MPI_SUM);
         times.push_back(MPI_Wtime() - t0);
     }
-    m.gamma = median(times) / static_cast<double>(a.size() * sizeof(double));
-    MPI_Allreduce(MPI_IN_PLACE, &m.gamma, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double gamma = median(times) / static_cast<double>(a.size() * sizeof(double));
+    MPI_Allreduce(MPI_IN_PLACE, &gamma, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return gamma;
+}
+
+/**
+ * Ping-pong from 8 B to 4 MiB in powers of two: the eager limit is the first size whose time is
+ * more than 3x that of half the size; alpha and beta are fitted on each side of it.
+ */
+Model fit(int reps, std::vector<std::pair<double, double>>& pingPongs)
+{
+    Model m;
+    for (std::size_t bytes = 8; bytes <= (std::size_t { 4 } << 20); bytes *= 2)
+    {
+        pingPongs.emplace_back(static_cast<double>(bytes), pingPong(bytes, reps));
+    }
+    std::vector<std::pair<double, double>> eager;
+    std::vector<std::pair<double, double>> large;
+    for (std::size_t i = 0; i < pingPongs.size(); ++i)
+    {
+        if (m.eagerLimit > 1e299 && i > 0 && pingPongs[i].second > 3 * pingPongs[i - 1].second)
+        {
+            m.eagerLimit = pingPongs[i].first;
+        }
+        (pingPongs[i].first < m.eagerLimit ? eager : large).push_back(pingPongs[i]);
+    }
+    m.eager = fitRegime(eager);
+    m.large = large.empty() ? m.eager : fitRegime(large);
+    m.gamma = fitGamma(reps);
     return m;
 }
 
@@ -166,10 +209,39 @@ int pow2(int p)
     return q;
 }
 
-/** The extra steps of the fold when p is not a power of two: send n, reduce n, send back. */
-double fold(const Model& m, int p, double n, double back)
+/** log2 of the largest power of two not above @p p. */
+int steps2(int p)
 {
-    return p == pow2(p) ? 0.0 : 2 * m.alpha + (n + back) * m.beta + n * m.gamma;
+    return static_cast<int>(std::log2(pow2(p)));
+}
+
+/** Recursive halving (or doubling): messages of n/2, n/4, ... n/p2, plus @p gamma per byte. */
+double halving(const Model& m, int p, double n, double gamma)
+{
+    double t { 0 };
+    for (int k = 1; k <= steps2(p); ++k)
+    {
+        const double piece = n / std::pow(2.0, k);
+        t += m.msg(piece) + piece * gamma;
+    }
+    return t;
+}
+
+/** Binomial scatter or gather: messages of about n/2, n/4, ... over ceil(log2 p) steps. */
+double tree(const Model& m, int p, double n)
+{
+    double t { 0 };
+    for (int k = 1; k <= static_cast<int>(logCeil(p)); ++k)
+    {
+        t += m.msg(n / std::pow(2.0, k));
+    }
+    return t;
+}
+
+/** The fold when p is not a power of two: @p in bytes sent in (and reduced), @p back sent back. */
+double fold(const Model& m, int p, double in, double back, bool reduces)
+{
+    return p == pow2(p) ? 0.0 : m.msg(in) + (reduces ? in * m.gamma : 0.0) + m.msg(back);
 }
 
 } // namespace
@@ -215,101 +287,62 @@ std::vector<Subject> subjects()
     {
         fm::reduceScatter(r, s, sum, w, with(a));
     };
-    const auto part = [](int p)
+    // each bound is the doc comment's formula with every message costed in its own regime
+    // (Model::msg); a step that sends and receives at once costs one message
+    const auto ring = [](const Model& m, int p, double n)
     {
-        return static_cast<double>(p - 1) / p;
-    };
-    const auto part2 = [](int p)
-    {
-        return static_cast<double>(pow2(p) - 1) / pow2(p);
+        return (p - 1) * m.msg(n / p);
     };
     return {
         { "allReduce",
           A::RecursiveDoubling,
           allReduce,
           [](const Model& m, int p, double n)
-          { return std::log2(pow2(p)) * (m.alpha + n * m.beta + n * m.gamma) + fold(m, p, n, n); },
+          { return steps2(p) * (m.msg(n) + n * m.gamma) + fold(m, p, n, n, true); },
           false },
         { "allReduce",
           A::Ring,
           allReduce,
-          [part](const Model& m, int p, double n)
-          { return 2 * (p - 1) * m.alpha + part(p) * n * (2 * m.beta + m.gamma); },
+          [ring](const Model& m, int p, double n)
+          { return 2 * ring(m, p, n) + (p - 1.0) / p * n * m.gamma; },
           false },
         { "allReduce",
           A::Rabenseifner,
           allReduce,
-          [part2](const Model& m, int p, double n)
-          {
-              return 2 * std::log2(pow2(p)) * m.alpha + part2(p) * n * (2 * m.beta + m.gamma) +
-                     fold(m, p, n, n);
-          },
+          [](const Model& m, int p, double n)
+          { return halving(m, p, n, m.gamma) + halving(m, p, n, 0) + fold(m, p, n, n, true); },
           false },
         { "reduce",
           A::BinomialTree,
           reduce,
-          [](const Model& m, int p, double n)
-          { return logCeil(p) * (m.alpha + n * m.beta + n * m.gamma); },
+          [](const Model& m, int p, double n) { return logCeil(p) * (m.msg(n) + n * m.gamma); },
           false },
         { "broadcast",
           A::BinomialTree,
           broadcast,
-          [](const Model& m, int p, double n) { return logCeil(p) * (m.alpha + n * m.beta); },
+          [](const Model& m, int p, double n) { return logCeil(p) * m.msg(n); },
           false },
         { "broadcast",
           A::ScatterAllGather,
           broadcast,
-          [part](const Model& m, int p, double n)
-          { return (logCeil(p) + p - 1) * m.alpha + 2 * part(p) * n * m.beta; },
+          [ring](const Model& m, int p, double n) { return tree(m, p, n) + ring(m, p, n); },
           false },
-        { "allGather",
-          A::Ring,
-          allGather,
-          [part](const Model& m, int p, double n)
-          { return (p - 1) * m.alpha + part(p) * n * m.beta; },
-          true },
+        { "allGather", A::Ring, allGather, ring, true },
         { "allGather",
           A::RecursiveDoubling,
           allGather,
-          [part](const Model& m, int p, double n)
-          {
-              const double extra = p == pow2(p) ? 0.0 : 2 * m.alpha + (n / p + n) * m.beta;
-              return std::log2(pow2(p)) * m.alpha + part(p) * n * m.beta + extra;
-          },
+          [](const Model& m, int p, double n)
+          { return halving(m, p, n, 0) + fold(m, p, n / p, n, false); },
           true },
-        { "gather",
-          A::BinomialTree,
-          gather,
-          [part](const Model& m, int p, double n)
-          { return logCeil(p) * m.alpha + part(p) * n * m.beta; },
-          true },
-        { "gather",
-          A::Naive,
-          gather,
-          [part](const Model& m, int p, double n)
-          { return (p - 1) * m.alpha + part(p) * n * m.beta; },
-          true },
-        { "scatter",
-          A::Naive,
-          scatter,
-          [part](const Model& m, int p, double n)
-          { return (p - 1) * m.alpha + part(p) * n * m.beta; },
-          true },
-        { "scatter",
-          A::DivideAndConquer,
-          scatter,
-          [part](const Model& m, int p, double n)
-          { return logCeil(p) * m.alpha + part(p) * n * m.beta; },
-          true },
+        { "gather", A::BinomialTree, gather, tree, true },
+        { "gather", A::Naive, gather, ring, true },
+        { "scatter", A::Naive, scatter, ring, true },
+        { "scatter", A::DivideAndConquer, scatter, tree, true },
         { "reduceScatter",
           A::RecursiveHalving,
           reduceScatter,
-          [part2](const Model& m, int p, double n)
-          {
-              const double extra =
-                  p == pow2(p) ? 0.0 : 2 * m.alpha + (n + n / p) * m.beta + n * m.gamma;
-              return std::log2(pow2(p)) * m.alpha + part2(p) * n * (m.beta + m.gamma) + extra;
-          },
+          [](const Model& m, int p, double n)
+          { return halving(m, p, n, m.gamma) + fold(m, p, n, n / p, true); },
           true },
     };
 }
@@ -343,12 +376,29 @@ Row measure(const Subject& subject, std::size_t bytes, int reps, const Model& mo
                  median(own),        subject.bound(model, p, n) };
 }
 
-void writeJson(const std::string& path, const std::vector<Row>& rows, const Model& m, int p)
+void writeJson(
+    const std::string& path,
+    const std::vector<Row>& rows,
+    const Model& m,
+    const std::vector<std::pair<double, double>>& pingPongs,
+    int p
+)
 {
     std::ofstream json(path);
-    json << "{\n  \"ranks\": " << p << ",\n  \"alpha_s\": " << m.alpha
-         << ",\n  \"beta_s_per_byte\": " << m.beta << ",\n  \"gamma_s_per_byte\": " << m.gamma
-         << ",\n  \"rows\": [\n";
+    json << "{\n  \"ranks\": " << p << ",\n  \"eager_limit_bytes\": " << m.eagerLimit
+         << ",\n  \"eager\": {\"alpha_s\": " << m.eager.alpha
+         << ", \"beta_s_per_byte\": " << m.eager.beta
+         << "},\n  \"large\": {\"alpha_s\": " << m.large.alpha
+         << ", \"beta_s_per_byte\": " << m.large.beta << "},\n  \"gamma_s_per_byte\": " << m.gamma
+         << ",\n  \"ping_pong\": [\n";
+    for (std::size_t i = 0; i < pingPongs.size(); ++i)
+    {
+        json << "    {\"bytes\": " << pingPongs[i].first
+             << ", \"one_way_s\": " << pingPongs[i].second
+             << ", \"model_s\": " << m.msg(pingPongs[i].first) << "}"
+             << (i + 1 < pingPongs.size() ? ",\n" : "\n");
+    }
+    json << "  ],\n  \"rows\": [\n";
     for (std::size_t i = 0; i < rows.size(); ++i)
     {
         const Row& r = rows[i];
@@ -359,6 +409,61 @@ void writeJson(const std::string& path, const std::vector<Row>& rows, const Mode
              << (i + 1 < rows.size() ? ",\n" : "\n");
     }
     json << "  ]\n}\n";
+}
+
+/** The tables, on rank 0. */
+void print(
+    const std::vector<Row>& rows,
+    const Model& m,
+    const std::vector<std::pair<double, double>>& pingPongs,
+    int p,
+    int reps
+)
+{
+    std::printf(
+        "ranks %d, median of %d; eager limit %.0f B; below: alpha %.3g us, beta %.3g ns/B; "
+        "from it: alpha %.3g us, beta %.3g ns/B; gamma %.3g ns/B\n\n",
+        p,
+        reps,
+        m.eagerLimit,
+        m.eager.alpha * 1e6,
+        m.eager.beta * 1e9,
+        m.large.alpha * 1e6,
+        m.large.beta * 1e9,
+        m.gamma * 1e9
+    );
+    std::printf("%10s %12s %12s %8s\n", "ping-pong", "one-way us", "model us", "meas/mod");
+    for (const auto& [bytes, t] : pingPongs)
+    {
+        std::printf(
+            "%10.0f %12.2f %12.2f %8.2f\n", bytes, t * 1e6, m.msg(bytes) * 1e6, t / m.msg(bytes)
+        );
+    }
+    std::printf(
+        "\n%-14s %-18s %10s %12s %12s %12s %8s %8s\n",
+        "collective",
+        "algorithm",
+        "bytes",
+        "native us",
+        "algo us",
+        "bound us",
+        "algo/bd",
+        "algo/nat"
+    );
+    for (const Row& r : rows)
+    {
+        std::printf(
+            "%-14s %-18s %10.0f %12.2f %12.2f %12.2f %8.2f %8.2f\n",
+            r.collective.c_str(),
+            r.algorithm.c_str(),
+            r.bytes,
+            r.native * 1e6,
+            r.own * 1e6,
+            r.bound * 1e6,
+            r.own / r.bound,
+            r.own / r.native
+        );
+    }
 }
 
 } // namespace
@@ -390,7 +495,8 @@ int main(int argc, char** argv)
         sizes.push_back(bytes);
     }
     sizes.push_back(std::size_t { 4 } << 20);
-    const Model model = p > 1 ? fit(sizes, reps) : Model {};
+    std::vector<std::pair<double, double>> pingPongs;
+    const Model model = p > 1 ? fit(reps, pingPongs) : Model {};
     std::vector<Row> rows;
     for (const Subject& subject : subjects())
     {
@@ -403,41 +509,8 @@ int main(int argc, char** argv)
     {
         return 0;
     }
-    std::printf(
-        "ranks %d, alpha %.3g us, beta %.3g ns/B (%.2f GB/s), gamma %.3g ns/B, median of %d\n\n",
-        p,
-        model.alpha * 1e6,
-        model.beta * 1e9,
-        1e-9 / model.beta,
-        model.gamma * 1e9,
-        reps
-    );
-    std::printf(
-        "%-14s %-18s %10s %12s %12s %12s %8s %8s\n",
-        "collective",
-        "algorithm",
-        "bytes",
-        "native us",
-        "algo us",
-        "bound us",
-        "algo/bd",
-        "algo/nat"
-    );
-    for (const Row& r : rows)
-    {
-        std::printf(
-            "%-14s %-18s %10.0f %12.2f %12.2f %12.2f %8.2f %8.2f\n",
-            r.collective.c_str(),
-            r.algorithm.c_str(),
-            r.bytes,
-            r.native * 1e6,
-            r.own * 1e6,
-            r.bound * 1e6,
-            r.own / r.bound,
-            r.own / r.native
-        );
-    }
-    writeJson(jsonPath, rows, model, p);
+    print(rows, model, pingPongs, p, reps);
+    writeJson(jsonPath, rows, model, pingPongs, p);
     std::printf("\nwrote %s\n", jsonPath.c_str());
     return 0;
 }

@@ -63,7 +63,7 @@ Schedule allGatherRecursiveDoubling(
     {
         const int even = rank - rank % 2;
         std::byte* block = s->at(data, countPerRank * static_cast<std::size_t>(even));
-        s->newRound().transfers.push_back(
+        s->newRound().transfer(
             { fold.sitsOut(), fold.sitsOut() ? rank + 1 : rank - 1, block, countPerRank }
         );
     }

@@ -3,20 +3,34 @@
 // doubling, ring, Rabenseifner, and reduce-scatter by recursive halving.
 #include "scheduleState.hpp"
 
+#include <algorithm>
+
 namespace fieldsync::mpi::algorithms
 {
+
+void addOrderedAllReduce(ScheduleState& s, std::byte* data, std::size_t n)
+{
+    addTreeReduce(s, data, data, n, 0);
+    addTreeBroadcast(s, data, n, 0);
+}
 
 namespace
 {
 
-/** A schedule whose receive buffer already holds this rank's @p count values. */
-std::unique_ptr<ScheduleState> inRecv(
+/**
+ * An allreduce of @p count values in @p recv (after copying @p send there): @p steps adds the
+ * commutative algorithm's rounds on (schedule, data, count); a non-commutative op runs the
+ * rank-order fallback instead.
+ */
+template<typename Steps>
+Schedule allReduce(
     const void* send,
     void* recv,
     std::size_t count,
     const TypeDesc& type,
     MPI_Op op,
-    const Context& context
+    const Context& context,
+    Steps&& steps
 )
 {
     auto s = std::make_unique<ScheduleState>(context, type, op);
@@ -24,7 +38,29 @@ std::unique_ptr<ScheduleState> inRecv(
     {
         s->copy(send, recv, count);
     }
-    return s;
+    auto* data = static_cast<std::byte*>(recv);
+    if (s->commutative())
+    {
+        steps(*s, data, count);
+    }
+    else
+    {
+        addOrderedAllReduce(*s, data, count);
+    }
+    return Schedule(std::move(s));
+}
+
+/** @p steps between the fold of the first 2r ranks in pairs and its reverse. */
+template<typename Steps>
+void folded(ScheduleState& s, std::byte* data, std::size_t count, Steps&& steps)
+{
+    const Fold fold(s.rank(), s.size());
+    addFoldIn(s, fold, data, count);
+    if (!fold.sitsOut())
+    {
+        steps(fold);
+    }
+    addFoldOut(s, fold, data, count);
 }
 
 /** The reduce-scatter ring: afterwards rank r holds block (r + 1) % p reduced. */
@@ -42,21 +78,15 @@ void addRingReduceScatter(ScheduleState& s, const BlockBuffer& buffer)
     {
         const int out = (r - step + p) % p;
         const int in = (r - step - 1 + p) % p;
-        Round& round = s.newRound();
-        transferBlocks(s, round, true, (r + 1) % p, buffer, out, out + 1);
+        s.newRound();
+        transferBlocks(s, true, (r + 1) % p, buffer, out, out + 1);
         const std::size_t values = buffer.values(in, in + 1);
-        round.transfers.push_back({ false, (r - 1 + p) % p, incoming, values });
-        round.combines.push_back({ CombineKind::Reduce, incoming, buffer.block(s, in), values });
+        s.transfer({ false, (r - 1 + p) % p, incoming, values });
+        s.combine({ CombineKind::Reduce, incoming, buffer.block(s, in), values });
     }
 }
 
 } // namespace
-
-void addOrderedAllReduce(ScheduleState& s, std::byte* data, std::size_t n)
-{
-    addTreeReduce(s, data, data, n, 0);
-    addTreeBroadcast(s, data, n, 0);
-}
 
 Schedule allReduceRecursiveDoubling(
     const void* send,
@@ -67,29 +97,27 @@ Schedule allReduceRecursiveDoubling(
     const Context& context
 )
 {
-    auto s = inRecv(send, recv, count, type, op, context);
-    auto* data = static_cast<std::byte*>(recv);
-    if (!s->commutative())
+    const auto steps = [](ScheduleState& s, std::byte* data, std::size_t n)
     {
-        addOrderedAllReduce(*s, data, count);
-        return Schedule(std::move(s));
-    }
-    const Fold fold(s->rank(), s->size());
-    addFoldIn(*s, fold, data, count);
-    if (!fold.sitsOut())
-    {
-        std::byte* incoming = s->scratch(count);
-        for (int mask = 1; mask < fold.p2; mask *= 2)
-        {
-            const int partner = fold.real(fold.virt ^ mask);
-            Round& round = s->newRound();
-            round.transfers.push_back({ false, partner, incoming, count });
-            round.transfers.push_back({ true, partner, data, count });
-            round.combines.push_back({ CombineKind::Reduce, incoming, data, count });
-        }
-    }
-    addFoldOut(*s, fold, data, count);
-    return Schedule(std::move(s));
+        folded(
+            s,
+            data,
+            n,
+            [&](const Fold& fold)
+            {
+                std::byte* incoming = s.scratch(n);
+                for (int mask = 1; mask < fold.p2; mask *= 2)
+                {
+                    const int partner = fold.real(fold.virt ^ mask);
+                    s.newRound();
+                    s.transfer({ false, partner, incoming, n });
+                    s.transfer({ true, partner, data, n });
+                    s.combine({ CombineKind::Reduce, incoming, data, n });
+                }
+            }
+        );
+    };
+    return allReduce(send, recv, count, type, op, context, steps);
 }
 
 Schedule allReduceRing(
@@ -101,18 +129,14 @@ Schedule allReduceRing(
     const Context& context
 )
 {
-    auto s = inRecv(send, recv, count, type, op, context);
-    auto* data = static_cast<std::byte*>(recv);
-    if (!s->commutative())
+    const auto steps = [](ScheduleState& s, std::byte* data, std::size_t n)
     {
-        addOrderedAllReduce(*s, data, count);
-        return Schedule(std::move(s));
-    }
-    const std::vector<std::size_t> bounds = balancedBounds(count, s->size());
-    addRingReduceScatter(*s, BlockBuffer { data, bounds, 0, 0 });
-    // rank r holds block (r + 1) % p: relative to root p - 1, rank r is block r + 1
-    addRingAllGather(*s, BlockBuffer { data, bounds, 0, s->size() - 1 });
-    return Schedule(std::move(s));
+        const std::vector<std::size_t> bounds = balancedBounds(n, s.size());
+        addRingReduceScatter(s, BlockBuffer { data, bounds, 0, 0 });
+        // rank r holds block (r + 1) % p: relative to root p - 1, rank r is block r + 1
+        addRingAllGather(s, BlockBuffer { data, bounds, 0, s.size() - 1 });
+    };
+    return allReduce(send, recv, count, type, op, context, steps);
 }
 
 Schedule allReduceRabenseifner(
@@ -124,23 +148,21 @@ Schedule allReduceRabenseifner(
     const Context& context
 )
 {
-    auto s = inRecv(send, recv, count, type, op, context);
-    auto* data = static_cast<std::byte*>(recv);
-    if (!s->commutative())
+    const auto steps = [](ScheduleState& s, std::byte* data, std::size_t n)
     {
-        addOrderedAllReduce(*s, data, count);
-        return Schedule(std::move(s));
-    }
-    const Fold fold(s->rank(), s->size());
-    addFoldIn(*s, fold, data, count);
-    if (!fold.sitsOut())
-    {
-        const BlockBuffer buffer { data, balancedBounds(count, fold.p2), 0, 0 };
-        addRecursiveHalving(*s, fold, buffer);
-        addRecursiveDoublingGather(*s, fold, buffer);
-    }
-    addFoldOut(*s, fold, data, count);
-    return Schedule(std::move(s));
+        folded(
+            s,
+            data,
+            n,
+            [&](const Fold& fold)
+            {
+                const BlockBuffer buffer { data, balancedBounds(n, fold.p2), 0, 0 };
+                addRecursiveHalving(s, fold, buffer);
+                addRecursiveDoublingGather(s, fold, buffer);
+            }
+        );
+    };
+    return allReduce(send, recv, count, type, op, context, steps);
 }
 
 Schedule reduceScatterRecursiveHalving(
@@ -177,7 +199,7 @@ Schedule reduceScatterRecursiveHalving(
         std::byte* evenBlock = fold.sitsOut()
                                    ? static_cast<std::byte*>(recv)
                                    : s->at(work, countPerRank * static_cast<std::size_t>(rank - 1));
-        s->newRound().transfers.push_back(
+        s->newRound().transfer(
             { !fold.sitsOut(), fold.sitsOut() ? rank + 1 : rank - 1, evenBlock, countPerRank }
         );
     }

@@ -24,16 +24,10 @@ std::vector<std::size_t> equalBounds(std::size_t each, int p)
 }
 
 void transferBlocks(
-    ScheduleState& s,
-    Round& round,
-    bool isSend,
-    int peer,
-    const BlockBuffer& buffer,
-    int first,
-    int last
+    ScheduleState& s, bool isSend, int peer, const BlockBuffer& buffer, int first, int last
 )
 {
-    round.transfers.push_back({ isSend, peer, buffer.block(s, first), buffer.values(first, last) });
+    s.transfer({ isSend, peer, buffer.block(s, first), buffer.values(first, last) });
 }
 
 std::vector<TreeStep> scatterSteps(int vr, int p)
@@ -75,14 +69,9 @@ void addTreeScatter(ScheduleState& s, const BlockBuffer& buffer)
     const int vr = relative(s.rank(), buffer.root, p);
     for (const TreeStep& step : scatterSteps(vr, p))
     {
+        s.newRound();
         transferBlocks(
-            s,
-            s.newRound(),
-            step.isSend,
-            absolute(step.peer, buffer.root, p),
-            buffer,
-            step.first,
-            step.last
+            s, step.isSend, absolute(step.peer, buffer.root, p), buffer, step.first, step.last
         );
     }
 }
@@ -97,9 +86,9 @@ void addRingAllGather(ScheduleState& s, const BlockBuffer& buffer)
     {
         const int out = (vr - step + p) % p;
         const int in = (vr - step - 1 + p) % p;
-        Round& round = s.newRound();
-        transferBlocks(s, round, false, left, buffer, in, in + 1);
-        transferBlocks(s, round, true, right, buffer, out, out + 1);
+        s.newRound();
+        transferBlocks(s, false, left, buffer, in, in + 1);
+        transferBlocks(s, true, right, buffer, out, out + 1);
     }
 }
 
@@ -120,9 +109,9 @@ void addTreeReduce(ScheduleState& s, const std::byte* in, std::byte* out, std::s
         {
             std::byte*& next = buffers[which];
             next = next != nullptr ? next : s.scratch(n);
-            Round& round = s.newRound();
-            round.transfers.push_back({ false, absolute(vr + mask, treeRoot, p), next, n });
-            round.combines.push_back({ CombineKind::Reduce, current, next, n });
+            s.newRound();
+            s.transfer({ false, absolute(vr + mask, treeRoot, p), next, n });
+            s.combine({ CombineKind::Reduce, current, next, n });
             current = next;
             which = 1 - which;
         }
@@ -130,11 +119,11 @@ void addTreeReduce(ScheduleState& s, const std::byte* in, std::byte* out, std::s
     const int parent = mask < p ? absolute(vr - mask, treeRoot, p) : root;
     if (s.rank() != parent)
     {
-        s.newRound().transfers.push_back({ true, parent, const_cast<std::byte*>(current), n });
+        s.newRound().transfer({ true, parent, const_cast<std::byte*>(current), n });
     }
     if (s.rank() == root && treeRoot != root)
     {
-        s.newRound().transfers.push_back({ false, treeRoot, out, n });
+        s.newRound().transfer({ false, treeRoot, out, n });
     }
     else if (s.rank() == root)
     {
@@ -148,15 +137,15 @@ void addFoldIn(ScheduleState& s, const Fold& fold, std::byte* data, std::size_t 
     {
         return;
     }
-    Round& round = s.newRound();
+    s.newRound();
     if (fold.sitsOut())
     {
-        round.transfers.push_back({ true, s.rank() + 1, data, n });
+        s.transfer({ true, s.rank() + 1, data, n });
         return;
     }
     std::byte* incoming = s.scratch(n);
-    round.transfers.push_back({ false, s.rank() - 1, incoming, n });
-    round.combines.push_back({ CombineKind::Reduce, incoming, data, n });
+    s.transfer({ false, s.rank() - 1, incoming, n });
+    s.combine({ CombineKind::Reduce, incoming, data, n });
 }
 
 void addFoldOut(ScheduleState& s, const Fold& fold, std::byte* data, std::size_t n)
@@ -164,7 +153,7 @@ void addFoldOut(ScheduleState& s, const Fold& fold, std::byte* data, std::size_t
     if (s.rank() < 2 * fold.extra)
     {
         const int peer = fold.sitsOut() ? s.rank() + 1 : s.rank() - 1;
-        s.newRound().transfers.push_back({ !fold.sitsOut(), peer, data, n });
+        s.newRound().transfer({ !fold.sitsOut(), peer, data, n });
     }
 }
 
@@ -180,13 +169,13 @@ void addRotation(
     // relative block k is communicator block (k + root) % p: two contiguous runs
     const std::size_t p = static_cast<std::size_t>(s.size());
     const std::size_t r = static_cast<std::size_t>(root);
-    Round& round = s.newRound();
+    s.newRound();
     const std::byte* upperFrom = toRelative ? s.at(from, r * each) : from;
     std::byte* upperTo = toRelative ? to : s.at(to, r * each);
     const std::byte* lowerFrom = toRelative ? from : s.at(from, (p - r) * each);
     std::byte* lowerTo = toRelative ? s.at(to, (p - r) * each) : to;
-    round.combines.push_back({ CombineKind::Copy, upperFrom, upperTo, (p - r) * each });
-    round.combines.push_back({ CombineKind::Copy, lowerFrom, lowerTo, r * each });
+    s.combine({ CombineKind::Copy, upperFrom, upperTo, (p - r) * each });
+    s.combine({ CombineKind::Copy, lowerFrom, lowerTo, r * each });
 }
 
 void addTreeBroadcast(ScheduleState& s, std::byte* data, std::size_t n, int root)
@@ -200,14 +189,14 @@ void addTreeBroadcast(ScheduleState& s, std::byte* data, std::size_t n, int root
     }
     if (mask < p)
     {
-        s.newRound().transfers.push_back({ false, absolute(vr - mask, root, p), data, n });
+        s.newRound().transfer({ false, absolute(vr - mask, root, p), data, n });
     }
-    Round& sends = s.newRound();
+    s.newRound();
     for (mask >>= 1; mask > 0; mask >>= 1)
     {
         if (vr + mask < p)
         {
-            sends.transfers.push_back({ true, absolute(vr + mask, root, p), data, n });
+            s.transfer({ true, absolute(vr + mask, root, p), data, n });
         }
     }
 }
@@ -256,12 +245,11 @@ void addRecursiveHalving(ScheduleState& s, const Fold& fold, const BlockBuffer& 
         const bool keepLow = (fold.virt & mask) == 0;
         const int keepFirst = keepLow ? lo : lo + mask;
         const int sendFirst = keepLow ? lo + mask : lo;
-        Round& round = s.newRound();
-        transferBlocks(s, round, true, fold.real(partner), buffer, sendFirst, sendFirst + mask);
+        s.newRound();
+        transferBlocks(s, true, fold.real(partner), buffer, sendFirst, sendFirst + mask);
         const std::size_t kept = buffer.values(keepFirst, keepFirst + mask);
-        round.transfers.push_back({ false, fold.real(partner), incoming, kept });
-        round.combines.push_back({ CombineKind::Reduce, incoming, buffer.block(s, keepFirst), kept }
-        );
+        s.transfer({ false, fold.real(partner), incoming, kept });
+        s.combine({ CombineKind::Reduce, incoming, buffer.block(s, keepFirst), kept });
         lo = keepFirst;
     }
 }
@@ -273,9 +261,9 @@ void addRecursiveDoublingGather(ScheduleState& s, const Fold& fold, const BlockB
         const int partner = fold.virt ^ mask;
         const int mine = fold.virt & ~(mask - 1);
         const int theirs = partner & ~(mask - 1);
-        Round& round = s.newRound();
-        transferBlocks(s, round, false, fold.real(partner), buffer, theirs, theirs + mask);
-        transferBlocks(s, round, true, fold.real(partner), buffer, mine, mine + mask);
+        s.newRound();
+        transferBlocks(s, false, fold.real(partner), buffer, theirs, theirs + mask);
+        transferBlocks(s, true, fold.real(partner), buffer, mine, mine + mask);
     }
 }
 

@@ -21,6 +21,42 @@ std::byte* blockOf(const ScheduleState& s, const void* base, std::size_t each, i
     return s.at(base, each * static_cast<std::size_t>(r));
 }
 
+/**
+ * The naive scatter (@p scatter) or gather: the root sends (receives) block r of @p blocks to
+ * (from) rank r, every other rank receives into (sends from) @p mine; @p own is the root's own
+ * block, copied unless in place.
+ */
+Schedule naive(
+    bool scatter,
+    std::byte* blocks,
+    std::byte* mine,
+    const void* own,
+    std::size_t n,
+    int root,
+    std::unique_ptr<ScheduleState> s
+)
+{
+    s->newRound();
+    if (s->rank() != root)
+    {
+        s->transfer({ !scatter, root, mine, n });
+        return Schedule(std::move(s));
+    }
+    for (int r = 0; r < s->size(); ++r)
+    {
+        if (r != root)
+        {
+            s->transfer({ scatter, r, blockOf(*s, blocks, n, r), n });
+        }
+    }
+    if (own != MPI_IN_PLACE)
+    {
+        std::byte* rootBlock = blockOf(*s, blocks, n, root);
+        scatter ? s->copy(rootBlock, const_cast<void*>(own), n) : s->copy(own, rootBlock, n);
+    }
+    return Schedule(std::move(s));
+}
+
 } // namespace
 
 void addScatterDivideAndConquer(
@@ -102,26 +138,10 @@ Schedule scatterNaive(
     const Context& context
 )
 {
-    auto s = plain(context, type);
-    Round& round = s->newRound();
-    if (s->rank() != root)
-    {
-        round.transfers.push_back({ false, root, static_cast<std::byte*>(recv), countPerRank });
-        return Schedule(std::move(s));
-    }
-    for (int r = 0; r < s->size(); ++r)
-    {
-        if (r != root)
-        {
-            round.transfers.push_back({ true, r, blockOf(*s, send, countPerRank, r), countPerRank }
-            );
-        }
-    }
-    if (recv != MPI_IN_PLACE)
-    {
-        s->copy(blockOf(*s, send, countPerRank, root), recv, countPerRank);
-    }
-    return Schedule(std::move(s));
+    auto* blocks = static_cast<std::byte*>(const_cast<void*>(send));
+    return naive(
+        true, blocks, static_cast<std::byte*>(recv), recv, countPerRank, root, plain(context, type)
+    );
 }
 
 Schedule scatterDivideAndConquer(
@@ -167,7 +187,8 @@ Schedule gatherBinomial(
     for (auto step = steps.rbegin(); step != steps.rend(); ++step)
     {
         const int peer = absolute(step->peer, root, p);
-        transferBlocks(*s, s->newRound(), !step->isSend, peer, buffer, step->first, step->last);
+        s->newRound();
+        transferBlocks(*s, !step->isSend, peer, buffer, step->first, step->last);
     }
     if (vr == 0 && root != 0)
     {
@@ -185,28 +206,10 @@ Schedule gatherNaive(
     const Context& context
 )
 {
-    auto s = plain(context, type);
-    Round& round = s->newRound();
-    if (s->rank() != root)
-    {
-        round.transfers.push_back(
-            { true, root, static_cast<std::byte*>(const_cast<void*>(send)), countPerRank }
-        );
-        return Schedule(std::move(s));
-    }
-    for (int r = 0; r < s->size(); ++r)
-    {
-        if (r != root)
-        {
-            round.transfers.push_back({ false, r, blockOf(*s, recv, countPerRank, r), countPerRank }
-            );
-        }
-    }
-    if (send != MPI_IN_PLACE)
-    {
-        s->copy(send, blockOf(*s, recv, countPerRank, root), countPerRank);
-    }
-    return Schedule(std::move(s));
+    auto* mine = static_cast<std::byte*>(const_cast<void*>(send));
+    return naive(
+        false, static_cast<std::byte*>(recv), mine, send, countPerRank, root, plain(context, type)
+    );
 }
 
 } // namespace fieldsync::mpi::algorithms

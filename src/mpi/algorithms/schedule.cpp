@@ -6,6 +6,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <exception>
@@ -77,6 +78,11 @@ ScheduleState::ScheduleState(const Context& context, const TypeDesc& type, MPI_O
         commutative_ = commute != 0;
     }
     tag_ = nextTag(comm_, where_);
+    // room for a typical schedule, so building one reallocates rarely
+    rounds_.reserve(16);
+    transfers_.reserve(16);
+    combines_.reserve(16);
+    requests_.reserve(static_cast<std::size_t>(std::min(size_, 16)));
 }
 
 std::byte* ScheduleState::at(const void* base, std::size_t values) const
@@ -90,32 +96,52 @@ std::byte* ScheduleState::scratch(std::size_t values)
     return scratch_.back().get();
 }
 
-Round& ScheduleState::newRound()
+ScheduleState& ScheduleState::newRound()
 {
-    return rounds_.emplace_back();
+    rounds_.push_back({ transfers_.size(), combines_.size() });
+    return *this;
 }
 
-Round& ScheduleState::lastRound()
+ScheduleState& ScheduleState::transfer(const Transfer& t)
 {
-    return rounds_.empty() ? newRound() : rounds_.back();
+    if (rounds_.empty())
+    {
+        newRound();
+    }
+    transfers_.push_back(t);
+    rounds_.back().transfersEnd = transfers_.size();
+    return *this;
+}
+
+ScheduleState& ScheduleState::combine(const Combine& c)
+{
+    if (rounds_.empty())
+    {
+        newRound();
+    }
+    combines_.push_back(c);
+    rounds_.back().combinesEnd = combines_.size();
+    return *this;
 }
 
 void ScheduleState::copy(const void* from, void* to, std::size_t values)
 {
     if (from != to && values > 0)
     {
-        newRound().combines.push_back({ CombineKind::Copy,
-                                        static_cast<const std::byte*>(from),
-                                        static_cast<std::byte*>(to),
-                                        values });
+        newRound().combine({ CombineKind::Copy,
+                             static_cast<const std::byte*>(from),
+                             static_cast<std::byte*>(to),
+                             values });
     }
 }
 
 void ScheduleState::post()
 {
     requests_.clear();
-    for (const Transfer& t : rounds_[current_].transfers)
+    const std::size_t first = current_ == 0 ? 0 : rounds_[current_ - 1].transfersEnd;
+    for (std::size_t i = first; i < rounds_[current_].transfersEnd; ++i)
     {
+        const Transfer& t = transfers_[i];
         const std::size_t elements = t.values * static_cast<std::size_t>(type_.multiplicity);
         FIELDSYNC_CHECK_AT(
             elements <= static_cast<std::size_t>(INT_MAX),
@@ -133,10 +159,11 @@ void ScheduleState::post()
     posted_ = true;
 }
 
-void ScheduleState::combine(const Round& round) const
+void ScheduleState::runCombines(std::size_t first, std::size_t end) const
 {
-    for (const Combine& c : round.combines)
+    for (std::size_t i = first; i < end; ++i)
     {
+        const Combine& c = combines_[i];
         if (c.kind == CombineKind::Copy)
         {
             std::memcpy(c.inout, c.in, c.values * type_.bytes);
@@ -169,7 +196,9 @@ bool ScheduleState::progress(bool block)
                 return false;
             }
         }
-        combine(rounds_[current_]);
+        runCombines(
+            current_ == 0 ? 0 : rounds_[current_ - 1].combinesEnd, rounds_[current_].combinesEnd
+        );
         ++current_;
         posted_ = false;
     }

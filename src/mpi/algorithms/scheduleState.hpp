@@ -37,11 +37,11 @@ struct Combine
     std::size_t values { 0 };               /**< values */
 };
 
-/** @brief Messages posted together, then the combines that need them. */
+/** @brief Where a round's messages and combines end in the schedule's flat lists. */
 struct Round
 {
-    std::vector<Transfer> transfers; /**< posted at once */
-    std::vector<Combine> combines;   /**< run in order once all transfers completed */
+    std::size_t transfersEnd { 0 }; /**< one past its last transfer */
+    std::size_t combinesEnd { 0 };  /**< one past its last combine */
 };
 
 /** @brief A built schedule and how far it has run. */
@@ -66,11 +66,17 @@ public:
     /** @brief A scratch buffer of @p values values, owned by the schedule (never moves). */
     [[nodiscard]] std::byte* scratch(std::size_t values);
 
-    /** @brief Appends an empty round and returns it (valid until the next newRound). */
-    Round& newRound();
+    /**
+     * @brief Starts a round: the transfers added next are posted together once the round before
+     * has completed, the combines added next run once they have completed.
+     */
+    ScheduleState& newRound();
 
-    /** @brief The last round, or a new one if there is none. */
-    Round& lastRound();
+    /** @brief Adds a message to the last round. */
+    ScheduleState& transfer(const Transfer& t);
+
+    /** @brief Adds a local step to the last round. */
+    ScheduleState& combine(const Combine& c);
 
     /** @brief Adds a round of only a copy, unless source and target are the same. */
     void copy(const void* from, void* to, std::size_t values);
@@ -84,7 +90,7 @@ public:
     [[nodiscard]] const std::source_location& where() const { return where_; } /**< call site */
 
 private:
-    void combine(const Round& round) const;
+    void runCombines(std::size_t first, std::size_t end) const;
 
     MPI_Comm comm_;
     TypeDesc type_;
@@ -96,6 +102,8 @@ private:
     bool commutative_ { true };
     std::vector<std::unique_ptr<std::byte[]>> scratch_;
     std::vector<Round> rounds_;
+    std::vector<Transfer> transfers_;
+    std::vector<Combine> combines_;
     std::vector<MPI_Request> requests_;
     std::size_t current_ { 0 };
     bool posted_ { false };
@@ -155,13 +163,7 @@ struct BlockBuffer
 /** @brief A send (or receive) of blocks [first, last) of @p buffer with communicator rank @p peer.
  */
 void transferBlocks(
-    ScheduleState& s,
-    Round& round,
-    bool isSend,
-    int peer,
-    const BlockBuffer& buffer,
-    int first,
-    int last
+    ScheduleState& s, bool isSend, int peer, const BlockBuffer& buffer, int first, int last
 );
 
 /** @brief One step of the binomial scatter seen by one rank: a send or a receive of a range. */

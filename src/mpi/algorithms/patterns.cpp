@@ -107,8 +107,11 @@ void addTreeReduce(ScheduleState& s, const std::byte* in, std::byte* out, std::s
     {
         if (vr + mask < p)
         {
-            std::byte*& next = buffers[which];
-            next = next != nullptr ? next : s.scratch(n);
+            // the root's last child is received into the result itself, saving a copy of n
+            const bool last = vr == 0 && treeRoot == root && 2 * mask >= p && out != current;
+            std::byte*& spare = buffers[which];
+            spare = last || spare != nullptr ? spare : s.scratch(n);
+            std::byte* next = last ? out : spare;
             s.newRound();
             s.transfer({ false, absolute(vr + mask, treeRoot, p), next, n });
             s.combine({ CombineKind::Reduce, current, next, n });

@@ -61,6 +61,52 @@ int nextTag(MPI_Comm comm, const std::source_location& where)
 
 } // namespace
 
+ScratchBlock ScratchPool::take(std::size_t bytes)
+{
+    {
+        const std::lock_guard lock(mutex_);
+        // the smallest kept block that is large enough
+        auto best = free_.end();
+        for (auto it = free_.begin(); it != free_.end(); ++it)
+        {
+            if (it->capacity >= bytes && (best == free_.end() || it->capacity < best->capacity))
+            {
+                best = it;
+            }
+        }
+        if (best != free_.end())
+        {
+            ScratchBlock block = std::move(*best);
+            free_.erase(best);
+            return block;
+        }
+    }
+    const std::size_t capacity = std::max<std::size_t>(bytes, 64);
+    return ScratchBlock { std::make_unique_for_overwrite<std::byte[]>(capacity), capacity };
+}
+
+void ScratchPool::give(ScratchBlock block)
+{
+    const std::lock_guard lock(mutex_);
+    free_.push_back(std::move(block));
+    if (free_.size() > maxKept)
+    {
+        // drop the smallest: large blocks are the ones worth keeping
+        const auto smallest = std::min_element(
+            free_.begin(),
+            free_.end(),
+            [](const ScratchBlock& a, const ScratchBlock& b) { return a.capacity < b.capacity; }
+        );
+        free_.erase(smallest);
+    }
+}
+
+ScratchPool& scratchPool()
+{
+    static ScratchPool pool;
+    return pool;
+}
+
 ScheduleState::ScheduleState(const Context& context, const TypeDesc& type, MPI_Op op)
     : comm_(context.comm), type_(type), op_(op), where_(context.where)
 {
@@ -92,8 +138,16 @@ std::byte* ScheduleState::at(const void* base, std::size_t values) const
 
 std::byte* ScheduleState::scratch(std::size_t values)
 {
-    scratch_.push_back(std::make_unique_for_overwrite<std::byte[]>(values * type_.bytes + 1));
-    return scratch_.back().get();
+    ScratchBlock& block = scratch_.emplace_back(scratchPool().take(values * type_.bytes));
+    return block.data.get();
+}
+
+ScheduleState::~ScheduleState()
+{
+    for (ScratchBlock& block : scratch_)
+    {
+        scratchPool().give(std::move(block));
+    }
 }
 
 ScheduleState& ScheduleState::newRound()

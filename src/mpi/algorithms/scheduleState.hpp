@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace fieldsync::mpi::algorithms
@@ -44,12 +45,49 @@ struct Round
     std::size_t combinesEnd { 0 };  /**< one past its last combine */
 };
 
+/** @brief Scratch memory of a schedule: the buffer and its size in bytes. */
+struct ScratchBlock
+{
+    std::unique_ptr<std::byte[]> data; /**< the memory */
+    std::size_t capacity { 0 };        /**< bytes */
+};
+
+/**
+ * @brief Scratch blocks kept between algorithm calls: a large call reuses memory whose pages are
+ * already mapped instead of faulting in fresh ones each time (at 4 MiB that cost more than the
+ * messages). Keeps at most maxKept blocks, the largest.
+ */
+class ScratchPool
+{
+public:
+    static constexpr std::size_t maxKept { 8 }; /**< blocks kept at most */
+
+    /** @brief A block of at least @p bytes: the smallest kept one that fits, or a new one. */
+    [[nodiscard]] ScratchBlock take(std::size_t bytes);
+
+    /** @brief Keeps @p block for a later call. */
+    void give(ScratchBlock block);
+
+private:
+    std::mutex mutex_;
+    std::vector<ScratchBlock> free_;
+};
+
+/** @brief The process's scratch pool. */
+[[nodiscard]] ScratchPool& scratchPool();
+
 /** @brief A built schedule and how far it has run. */
 class ScheduleState
 {
 public:
     /** @brief An empty schedule on @p context's communicator for values of @p type. */
     ScheduleState(const Context& context, const TypeDesc& type, MPI_Op op);
+
+    /** @brief Returns the scratch blocks to the pool. */
+    ~ScheduleState();
+
+    ScheduleState(const ScheduleState&) = delete;
+    ScheduleState& operator=(const ScheduleState&) = delete;
 
     [[nodiscard]] int rank() const { return rank_; } /**< this rank */
     [[nodiscard]] int size() const { return size_; } /**< ranks */
@@ -100,7 +138,7 @@ private:
     int size_ { 1 };
     int tag_ { reservedTagFirst };
     bool commutative_ { true };
-    std::vector<std::unique_ptr<std::byte[]>> scratch_;
+    std::vector<ScratchBlock> scratch_;
     std::vector<Round> rounds_;
     std::vector<Transfer> transfers_;
     std::vector<Combine> combines_;

@@ -254,96 +254,95 @@ fm::CallOptions<> with(A algorithm)
     return fm::CallOptions<> { fm::Staging::Auto, {}, algorithm };
 }
 
-/** The subjects: every collective and algorithm, with the bound of its doc comment. */
+using Values = std::vector<double>;
+
+// One call of each collective on s (this rank's values) and r (all ranks' values); the
+// reductions sum in place or into r, the scatters and reduceScatter read r and fill s.
+void allReduceCall(A a, Values& s, Values&)
+{
+    fm::allReduce(s, fm::ReduceOp::Sum, MPI_COMM_WORLD, with(a));
+}
+void reduceCall(A a, Values& s, Values& r)
+{
+    fm::reduce(s, r, fm::ReduceOp::Sum, 0, MPI_COMM_WORLD, with(a));
+}
+void broadcastCall(A a, Values& s, Values&)
+{
+    fm::broadcast(s, 0, MPI_COMM_WORLD, with(a));
+}
+void allGatherCall(A a, Values& s, Values& r)
+{
+    fm::allGather(s, r, MPI_COMM_WORLD, with(a));
+}
+void gatherCall(A a, Values& s, Values& r)
+{
+    fm::gather(s, r, 0, MPI_COMM_WORLD, with(a));
+}
+void scatterCall(A a, Values& s, Values& r)
+{
+    fm::scatter(r, s, 0, MPI_COMM_WORLD, with(a));
+}
+void reduceScatterCall(A a, Values& s, Values& r)
+{
+    fm::reduceScatter(r, s, fm::ReduceOp::Sum, MPI_COMM_WORLD, with(a));
+}
+
+// The bounds: each algorithm's doc-comment formula with every message costed in its own regime
+// (Model::msg); a step that sends and receives at once costs one message.
+double ring(const Model& m, int p, double n)
+{
+    return (p - 1) * m.msg(n / p);
+}
+double doublingAllReduce(const Model& m, int p, double n)
+{
+    return steps2(p) * (m.msg(n) + n * m.gamma) + fold(m, p, n, n, true);
+}
+double ringAllReduce(const Model& m, int p, double n)
+{
+    return 2 * ring(m, p, n) + (p - 1.0) / p * n * m.gamma;
+}
+double rabenseifner(const Model& m, int p, double n)
+{
+    return halving(m, p, n, m.gamma) + halving(m, p, n, 0) + fold(m, p, n, n, true);
+}
+double treeReduce(const Model& m, int p, double n)
+{
+    return logCeil(p) * (m.msg(n) + n * m.gamma);
+}
+double treeBroadcast(const Model& m, int p, double n)
+{
+    return logCeil(p) * m.msg(n);
+}
+double scatterAllGather(const Model& m, int p, double n)
+{
+    return tree(m, p, n) + ring(m, p, n);
+}
+double doublingAllGather(const Model& m, int p, double n)
+{
+    return halving(m, p, n, 0) + fold(m, p, n / p, n, false);
+}
+double halvingReduceScatter(const Model& m, int p, double n)
+{
+    return halving(m, p, n, m.gamma) + fold(m, p, n, n / p, true);
+}
+
+/** The subjects: every collective and algorithm, with its bound. */
 std::vector<Subject> subjects()
 {
-    const MPI_Comm w = MPI_COMM_WORLD;
-    const auto sum = fm::ReduceOp::Sum;
-    const auto allReduce = [w, sum](A a, std::vector<double>& s, std::vector<double>&)
-    {
-        fm::allReduce(s, sum, w, with(a));
-    };
-    const auto reduce = [w, sum](A a, std::vector<double>& s, std::vector<double>& r)
-    {
-        fm::reduce(s, r, sum, 0, w, with(a));
-    };
-    const auto broadcast = [w](A a, std::vector<double>& s, std::vector<double>&)
-    {
-        fm::broadcast(s, 0, w, with(a));
-    };
-    const auto allGather = [w](A a, std::vector<double>& s, std::vector<double>& r)
-    {
-        fm::allGather(s, r, w, with(a));
-    };
-    const auto gather = [w](A a, std::vector<double>& s, std::vector<double>& r)
-    {
-        fm::gather(s, r, 0, w, with(a));
-    };
-    const auto scatter = [w](A a, std::vector<double>& s, std::vector<double>& r)
-    {
-        fm::scatter(r, s, 0, w, with(a));
-    };
-    const auto reduceScatter = [w, sum](A a, std::vector<double>& s, std::vector<double>& r)
-    {
-        fm::reduceScatter(r, s, sum, w, with(a));
-    };
-    // each bound is the doc comment's formula with every message costed in its own regime
-    // (Model::msg); a step that sends and receives at once costs one message
-    const auto ring = [](const Model& m, int p, double n)
-    {
-        return (p - 1) * m.msg(n / p);
-    };
     return {
-        { "allReduce",
-          A::RecursiveDoubling,
-          allReduce,
-          [](const Model& m, int p, double n)
-          { return steps2(p) * (m.msg(n) + n * m.gamma) + fold(m, p, n, n, true); },
-          false },
-        { "allReduce",
-          A::Ring,
-          allReduce,
-          [ring](const Model& m, int p, double n)
-          { return 2 * ring(m, p, n) + (p - 1.0) / p * n * m.gamma; },
-          false },
-        { "allReduce",
-          A::Rabenseifner,
-          allReduce,
-          [](const Model& m, int p, double n)
-          { return halving(m, p, n, m.gamma) + halving(m, p, n, 0) + fold(m, p, n, n, true); },
-          false },
-        { "reduce",
-          A::BinomialTree,
-          reduce,
-          [](const Model& m, int p, double n) { return logCeil(p) * (m.msg(n) + n * m.gamma); },
-          false },
-        { "broadcast",
-          A::BinomialTree,
-          broadcast,
-          [](const Model& m, int p, double n) { return logCeil(p) * m.msg(n); },
-          false },
-        { "broadcast",
-          A::ScatterAllGather,
-          broadcast,
-          [ring](const Model& m, int p, double n) { return tree(m, p, n) + ring(m, p, n); },
-          false },
-        { "allGather", A::Ring, allGather, ring, true },
-        { "allGather",
-          A::RecursiveDoubling,
-          allGather,
-          [](const Model& m, int p, double n)
-          { return halving(m, p, n, 0) + fold(m, p, n / p, n, false); },
-          true },
-        { "gather", A::BinomialTree, gather, tree, true },
-        { "gather", A::Naive, gather, ring, true },
-        { "scatter", A::Naive, scatter, ring, true },
-        { "scatter", A::DivideAndConquer, scatter, tree, true },
-        { "reduceScatter",
-          A::RecursiveHalving,
-          reduceScatter,
-          [](const Model& m, int p, double n)
-          { return halving(m, p, n, m.gamma) + fold(m, p, n, n / p, true); },
-          true },
+        { "allReduce", A::RecursiveDoubling, allReduceCall, doublingAllReduce, false },
+        { "allReduce", A::Ring, allReduceCall, ringAllReduce, false },
+        { "allReduce", A::Rabenseifner, allReduceCall, rabenseifner, false },
+        { "reduce", A::BinomialTree, reduceCall, treeReduce, false },
+        { "broadcast", A::BinomialTree, broadcastCall, treeBroadcast, false },
+        { "broadcast", A::ScatterAllGather, broadcastCall, scatterAllGather, false },
+        { "allGather", A::Ring, allGatherCall, ring, true },
+        { "allGather", A::RecursiveDoubling, allGatherCall, doublingAllGather, true },
+        { "gather", A::BinomialTree, gatherCall, tree, true },
+        { "gather", A::Naive, gatherCall, ring, true },
+        { "scatter", A::Naive, scatterCall, ring, true },
+        { "scatter", A::DivideAndConquer, scatterCall, tree, true },
+        { "reduceScatter", A::RecursiveHalving, reduceScatterCall, halvingReduceScatter, true },
     };
 }
 

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace fm = fieldsync::mpi;
 using fieldsync_test::f;
@@ -132,15 +133,25 @@ View<T> broadcastWith(const Way& way, fm::Algorithm algorithm, std::size_t n, in
     return data;
 }
 
+/** This rank's n values f(rank, i), and p blocks of n holding them at this rank's block. */
+template<typename T>
+std::pair<View<T>, View<T>> gatherBuffers(std::size_t n)
+{
+    const int rank = rankOf();
+    const auto r = static_cast<std::size_t>(rank);
+    View<T> mine = filled<T>(n, [&](std::size_t i) { return f<T>(rank, i); });
+    View<T> all = filled<T>(
+        n * static_cast<std::size_t>(sizeOf()),
+        [&](std::size_t i) { return i / n == r ? mine(i % n) : T {}; }
+    );
+    return { mine, all };
+}
+
 /** allGather by @p algorithm: block r holds f(r, i). */
 template<typename T>
 View<T> allGatherWith(const Way& way, fm::Algorithm algorithm, std::size_t n, int)
 {
-    const int rank = rankOf();
-    const std::size_t p = static_cast<std::size_t>(sizeOf());
-    const auto r = static_cast<std::size_t>(rank);
-    View<T> mine = filled<T>(n, [&](std::size_t i) { return f<T>(rank, i); });
-    View<T> out = filled<T>(n * p, [&](std::size_t i) { return i / n == r ? mine(i % n) : T {}; });
+    auto [mine, out] = gatherBuffers<T>(n);
     const auto o = options(way, algorithm);
     if (way.inPlace)
     {
@@ -159,11 +170,7 @@ View<T> allGatherWith(const Way& way, fm::Algorithm algorithm, std::size_t n, in
 template<typename T>
 View<T> gatherWith(const Way& way, fm::Algorithm algorithm, std::size_t n, int root)
 {
-    const int rank = rankOf();
-    const std::size_t p = static_cast<std::size_t>(sizeOf());
-    const auto r = static_cast<std::size_t>(rank);
-    View<T> mine = filled<T>(n, [&](std::size_t i) { return f<T>(rank, i); });
-    View<T> out = filled<T>(n * p, [&](std::size_t i) { return i / n == r ? mine(i % n) : T {}; });
+    auto [mine, out] = gatherBuffers<T>(n);
     const auto o = options(way, algorithm);
     if (way.inPlace)
     {

@@ -4,6 +4,7 @@
 #include "scheduleState.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace fieldsync::mpi::algorithms
 {
@@ -84,6 +85,35 @@ void addRingReduceScatter(ScheduleState& s, const BlockBuffer& buffer)
         s.transfer({ false, (r - 1 + p) % p, incoming, values });
         s.combine({ CombineKind::Reduce, incoming, buffer.block(s, in), values });
     }
+}
+
+/**
+ * Where reduceScatter's recursive halving works: in @p inPlace when given (the fold reduces into
+ * it), else in scratch, reading the caller's values @p in in its first round (returned as the
+ * source) or, on the odd rank of a folded pair, after reducing the even rank's values into it.
+ */
+std::pair<std::byte*, const std::byte*>
+foldInto(ScheduleState& s, const Fold& fold, const void* in, void* inPlace, std::size_t total)
+{
+    auto* values = static_cast<std::byte*>(const_cast<void*>(in));
+    if (inPlace != nullptr)
+    {
+        addFoldIn(s, fold, static_cast<std::byte*>(inPlace), total);
+        return { static_cast<std::byte*>(inPlace), nullptr };
+    }
+    if (fold.sitsOut())
+    {
+        s.newRound().transfer({ true, s.rank() + 1, values, total });
+        return { nullptr, nullptr };
+    }
+    std::byte* work = s.scratch(total);
+    if (s.rank() >= 2 * fold.extra)
+    {
+        return { work, values };
+    }
+    s.newRound().transfer({ false, s.rank() - 1, work, total });
+    s.combine({ CombineKind::Reduce, values, work, total });
+    return { work, nullptr };
 }
 
 } // namespace
@@ -185,13 +215,18 @@ Schedule reduceScatterRecursiveHalving(
         addScatterDivideAndConquer(*s, reduced, recv, countPerRank, 0);
         return Schedule(std::move(s));
     }
-    std::byte* work = send == MPI_IN_PLACE ? static_cast<std::byte*>(recv) : s->scratch(total);
-    s->copy(in, work, total);
     const Fold fold(rank, s->size());
-    addFoldIn(*s, fold, work, total);
+    if (fold.p2 == 1)
+    {
+        s->copy(in, recv, countPerRank);
+        return Schedule(std::move(s));
+    }
+    const auto [work, source] =
+        foldInto(*s, fold, in, send == MPI_IN_PLACE ? recv : nullptr, total);
     if (!fold.sitsOut())
     {
-        addRecursiveHalving(*s, fold, BlockBuffer { work, foldedBounds(fold, countPerRank), 0, 0 });
+        const BlockBuffer buffer { work, foldedBounds(fold, countPerRank), 0, 0 };
+        addRecursiveHalving(*s, fold, buffer, source);
     }
     if (rank < 2 * fold.extra)
     {

@@ -237,7 +237,9 @@ std::vector<std::size_t> foldedBounds(const Fold& fold, std::size_t each)
     return bounds;
 }
 
-void addRecursiveHalving(ScheduleState& s, const Fold& fold, const BlockBuffer& buffer)
+void addRecursiveHalving(
+    ScheduleState& s, const Fold& fold, const BlockBuffer& buffer, const std::byte* source
+)
 {
     int lo { 0 };
     const int half = fold.p2 / 2;
@@ -248,11 +250,24 @@ void addRecursiveHalving(ScheduleState& s, const Fold& fold, const BlockBuffer& 
         const bool keepLow = (fold.virt & mask) == 0;
         const int keepFirst = keepLow ? lo : lo + mask;
         const int sendFirst = keepLow ? lo + mask : lo;
-        s.newRound();
-        transferBlocks(s, true, fold.real(partner), buffer, sendFirst, sendFirst + mask);
         const std::size_t kept = buffer.values(keepFirst, keepFirst + mask);
-        s.transfer({ false, fold.real(partner), incoming, kept });
-        s.combine({ CombineKind::Reduce, incoming, buffer.block(s, keepFirst), kept });
+        std::byte* keep = buffer.block(s, keepFirst);
+        s.newRound();
+        if (source != nullptr && mask == half)
+        {
+            // the first round reads the caller's values: the partner's half is received into
+            // the buffer and the kept half of the source reduced into it, so nothing is copied
+            const BlockBuffer original { const_cast<std::byte*>(source), buffer.bounds, 0, 0 };
+            transferBlocks(s, true, fold.real(partner), original, sendFirst, sendFirst + mask);
+            s.transfer({ false, fold.real(partner), keep, kept });
+            s.combine({ CombineKind::Reduce, original.block(s, keepFirst), keep, kept });
+        }
+        else
+        {
+            transferBlocks(s, true, fold.real(partner), buffer, sendFirst, sendFirst + mask);
+            s.transfer({ false, fold.real(partner), incoming, kept });
+            s.combine({ CombineKind::Reduce, incoming, keep, kept });
+        }
         lo = keepFirst;
     }
 }

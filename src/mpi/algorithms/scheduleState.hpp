@@ -257,8 +257,13 @@ struct Fold
     [[nodiscard]] bool sitsOut() const noexcept { return virt < 0; }
 };
 
-/** @brief Recursive halving over the p2 blocks of @p buffer (full vector at buffer.data). */
-void addRecursiveHalving(ScheduleState& s, const Fold& fold, const BlockBuffer& buffer);
+/**
+ * @brief Recursive halving over the p2 blocks of @p buffer (full vector at buffer.data). With a
+ * @p source (same layout), the first round reads the values from it instead of from the buffer.
+ */
+void addRecursiveHalving(
+    ScheduleState& s, const Fold& fold, const BlockBuffer& buffer, const std::byte* source = nullptr
+);
 
 /** @brief Recursive-doubling allgather over the p2 blocks of @p buffer. */
 void addRecursiveDoublingGather(ScheduleState& s, const Fold& fold, const BlockBuffer& buffer);

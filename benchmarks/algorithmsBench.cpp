@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <string>
 #include <utility>
 #include <vector>
@@ -384,6 +385,7 @@ void writeJson(
 )
 {
     std::ofstream json(path);
+    json << std::setprecision(10);
     json << "{\n  \"ranks\": " << p << ",\n  \"eager_limit_bytes\": " << m.eagerLimit
          << ",\n  \"eager\": {\"alpha_s\": " << m.eager.alpha
          << ", \"beta_s_per_byte\": " << m.eager.beta

@@ -526,3 +526,36 @@ TEST_CASE("an algorithm that does not apply is an Error naming both", "[algorith
         "algorithm RecursiveHalving does not apply to reduceScatter"
     );
 }
+
+TEST_CASE("doc/algorithms.md example", "[algorithms][doc]")
+{
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    std::vector<double> residuals(3, 1.0);
+    Kokkos::View<double*> field("field", 5);
+    Kokkos::deep_copy(field, rankOf() == 0 ? 2.0 : 0.0);
+
+    // [selecting] (keep in step with doc/algorithms.md)
+    namespace fm = fieldsync::mpi;
+    fm::allReduce(residuals, fm::ReduceOp::Sum, comm, { .algorithm = fm::Algorithm::Ring });
+    auto request = fm::iBroadcast(field, 0, comm, { .algorithm = fm::Algorithm::ScatterAllGather });
+    request.wait();
+    // [selecting]
+
+    CHECK(residuals[2] == static_cast<double>(sizeOf()));
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, field);
+    CHECK(host(4) == 2.0);
+}
+
+TEST_CASE("a non-blocking algorithm moves on only through test() and completes", "[algorithms]")
+{
+    const int p = sizeOf();
+    std::vector<int> data(100, rankOf() + 1);
+    auto request = fm::iAllReduce(
+        data, fm::ReduceOp::Sum, MPI_COMM_WORLD, { .algorithm = fm::Algorithm::Rabenseifner }
+    );
+    while (!request.test())
+    {
+    }
+    CHECK(!request.active());
+    CHECK(data[99] == p * (p + 1) / 2);
+}

@@ -156,25 +156,24 @@ ScheduleState& ScheduleState::newRound()
     return *this;
 }
 
+Round& ScheduleState::openRound()
+{
+    return rounds_.empty() ? rounds_.emplace_back() : rounds_.back();
+}
+
 ScheduleState& ScheduleState::transfer(const Transfer& t)
 {
-    if (rounds_.empty())
-    {
-        newRound();
-    }
+    Round& round = openRound();
     transfers_.push_back(t);
-    rounds_.back().transfersEnd = transfers_.size();
+    round.transfersEnd = transfers_.size();
     return *this;
 }
 
 ScheduleState& ScheduleState::combine(const Combine& c)
 {
-    if (rounds_.empty())
-    {
-        newRound();
-    }
+    Round& round = openRound();
     combines_.push_back(c);
-    rounds_.back().combinesEnd = combines_.size();
+    round.combinesEnd = combines_.size();
     return *this;
 }
 

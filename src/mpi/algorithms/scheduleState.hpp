@@ -128,6 +128,7 @@ public:
     [[nodiscard]] const std::source_location& where() const { return where_; } /**< call site */
 
 private:
+    Round& openRound();
     void runCombines(std::size_t first, std::size_t end) const;
 
     MPI_Comm comm_;

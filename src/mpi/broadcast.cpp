@@ -15,6 +15,10 @@ int runBroadcast(Engine& e)
     const std::size_t n = e.recvBuffer().count;
     void* p = e.recv(e.isRoot() ? n : 0, e.isRoot() ? 0 : n);
     const int c = e.count(n);
+    if (!e.native())
+    {
+        return runAlgorithm(e, p, p, n);
+    }
     return e.blocking() ? MPI_Bcast(p, c, e.type(), e.root(), e.comm())
                         : MPI_Ibcast(p, c, e.type(), e.root(), e.comm(), e.request());
 }

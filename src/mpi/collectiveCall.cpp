@@ -200,6 +200,15 @@ void checkArguments(const Engine& e)
             typeName(call.type) + " (" + className(call.type.typeClass) + " values)"
         );
     }
+    if (call.algorithm != Algorithm::Native && !algorithmApplies(call.kind, call.algorithm))
+    {
+        e.fail(
+            std::string("algorithm ") + toString(call.algorithm) + " does not apply to " +
+            publicName(call.kind, true) +
+            (call.kind == Kind::ReduceScatter ? " with per-rank counts" : "") +
+            " (doc/algorithms.md lists the algorithms of each collective)"
+        );
+    }
     if (isRooted(call.kind))
     {
         e.check(

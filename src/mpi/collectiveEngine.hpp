@@ -67,6 +67,7 @@ public:
     [[nodiscard]] int size() const { return size_; }
     [[nodiscard]] std::size_t usize() const { return static_cast<std::size_t>(size_); }
     [[nodiscard]] bool isRoot() const { return rank_ == call_.root; }
+    [[nodiscard]] bool native() const { return call_.algorithm == Algorithm::Native; }
 
     [[noreturn]] void fail(const std::string& message) const
     {
@@ -270,6 +271,16 @@ int runScatter(Engine& e);
 
 /** @brief allToAll and allToAllV; returns the MPI error code. */
 int runAllToAll(Engine& e);
+
+/** @brief True when fieldsync has @p algorithm for the collective @p kind. */
+[[nodiscard]] bool algorithmApplies(Kind kind, Algorithm algorithm) noexcept;
+
+/**
+ * @brief Runs (or, non-blocking, starts) the call's own algorithm on host memory prepared as for
+ * the MPI call: @p send and @p recv as MPI takes them (MPI_IN_PLACE included), @p values the
+ * values per rank (gathers, scatters, reduceScatter) or in all (the others).
+ */
+int runAlgorithm(Engine& e, const void* send, void* recv, std::size_t values);
 
 /** @brief broadcast and barrier; returns the MPI error code. */
 int runBroadcast(Engine& e);

@@ -19,6 +19,10 @@ int allGather(Engine& e)
     const void* sp = inPlace ? MPI_IN_PLACE : e.send(n);
     void* rp = e.recv(inPlace ? total : 0, total);
     const int c = e.count(n);
+    if (!e.native())
+    {
+        return runAlgorithm(e, sp, rp, n);
+    }
     const MPI_Datatype t = e.type();
     return e.blocking() ? MPI_Allgather(sp, c, t, rp, c, t, e.comm())
                         : MPI_Iallgather(sp, c, t, rp, c, t, e.comm(), e.request());
@@ -69,6 +73,10 @@ int gather(Engine& e)
         rp = e.isRoot() ? e.recv(0, n * e.usize()) : nullptr;
     }
     const int c = e.count(n);
+    if (!e.native())
+    {
+        return runAlgorithm(e, sp, rp, n);
+    }
     const MPI_Datatype t = e.type();
     return e.blocking() ? MPI_Gather(sp, c, t, rp, c, t, e.root(), e.comm())
                         : MPI_Igather(sp, c, t, rp, c, t, e.root(), e.comm(), e.request());

@@ -108,7 +108,8 @@ bool Request::test()
         return true;
     }
     int flag { 0 };
-    const int rc = MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE);
+    const int rc = state_->progress ? state_->progress(&flag)
+                                    : MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
     {
         auto state = std::move(state_);

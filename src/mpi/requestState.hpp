@@ -29,6 +29,8 @@ struct RequestState
     std::size_t outCount { 0 };                             /**< values copied back */
     std::any keepSend;                                      /**< keeps the send view alive */
     std::any keepRecv;                                      /**< keeps the receive view alive */
+    /** fieldsync's own algorithm in flight: sets *flag once complete, returns the MPI code */
+    std::function<int(int*)> progress;
 
     /** @brief After MPI completed: copies staged results back and releases everything. */
     void finish()
@@ -38,6 +40,7 @@ struct RequestState
             fromHost(hostRecv.data(), outCount);
         }
         fromHost = nullptr;
+        progress = nullptr;
         hostSend = {};
         hostRecv = {};
         keepSend.reset();

@@ -33,6 +33,10 @@ int scatter(Engine& e)
         rp = e.recv(0, n);
     }
     const int c = e.count(n);
+    if (!e.native())
+    {
+        return runAlgorithm(e, sp, rp, n);
+    }
     const MPI_Datatype t = e.type();
     return e.blocking() ? MPI_Scatter(sp, c, t, rp, c, t, e.root(), e.comm())
                         : MPI_Iscatter(sp, c, t, rp, c, t, e.root(), e.comm(), e.request());

@@ -5,6 +5,7 @@
 
 #include "fieldsync_test/catch.hpp"
 
+#include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/operators.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -13,6 +14,7 @@
 #include <complex>
 #include <cstddef>
 #include <numeric>
+#include <string>
 #include <vector>
 
 namespace fieldsync_test
@@ -84,6 +86,30 @@ template<typename T>
 T g(int src, int dst, std::size_t i)
 {
     return make<T>(src * 100.0 + dst * 10.0 + static_cast<double>(i), src - dst);
+}
+
+/**
+ * @brief Runs @p call, which must throw a fieldsync::Error on this rank whose text contains
+ * @p text and whose call site is in the test file @p file (the user's line, not the library's).
+ */
+template<typename Call>
+void expectErrorFrom(Call&& call, const std::string& text, const char* file)
+{
+    try
+    {
+        call();
+        FAIL("no fieldsync::Error thrown; expected one containing: " << text);
+    }
+    catch (const fieldsync::Error& error)
+    {
+        const std::string what = error.what();
+        INFO(what);
+        CHECK(what.find(text) != std::string::npos);
+        CHECK(std::string(error.where().file_name()).find(file) != std::string::npos);
+        int me { 0 };
+        MPI_Comm_rank(MPI_COMM_WORLD, &me);
+        CHECK(error.rank() == me);
+    }
 }
 
 /** @brief A value no collective produces. */

@@ -18,23 +18,7 @@ namespace
 template<typename Call>
 void expectError(Call&& call, const std::string& text)
 {
-    try
-    {
-        call();
-        FAIL("no fieldsync::Error thrown; expected one containing: " << text);
-    }
-    catch (const fieldsync::Error& error)
-    {
-        const std::string what = error.what();
-        INFO(what);
-        CHECK(what.find(text) != std::string::npos);
-        CHECK(
-            std::string(error.where().file_name()).find("collectiveErrors.cpp") != std::string::npos
-        );
-        int me { 0 };
-        MPI_Comm_rank(MPI_COMM_WORLD, &me);
-        CHECK(error.rank() == me);
-    }
+    fieldsync_test::expectErrorFrom(std::forward<Call>(call), text, "collectiveErrors.cpp");
 }
 } // namespace
 

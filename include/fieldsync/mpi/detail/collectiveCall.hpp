@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
@@ -100,19 +101,20 @@ struct Buffer
 /** @brief Everything one collective call needs; consumed by run(). */
 struct Call
 {
-    Kind kind { Kind::Barrier };        /**< which operation */
-    const char* name { "" };            /**< public name for messages ("allGatherV") */
-    TypeDesc type {};                   /**< element type */
-    Buffer send {};                     /**< send buffer (absent when in place) */
-    Buffer recv {};                     /**< receive buffer, or the in-place buffer */
-    bool inPlace { false };             /**< MPI_IN_PLACE form */
-    ReduceOp op { ReduceOp::Sum };      /**< for reductions */
-    int root { 0 };                     /**< for rooted operations */
-    std::span<const int> sendCounts {}; /**< values per rank (V operations) */
-    std::span<const int> recvCounts {}; /**< values per rank (V operations) */
-    MPI_Comm comm { MPI_COMM_NULL };    /**< communicator */
-    bool blocking { true };             /**< blocking call or i-variant */
-    std::source_location where {};      /**< the user's call site */
+    Kind kind { Kind::Barrier };               /**< which operation */
+    const char* name { "" };                   /**< public name for messages ("allGatherV") */
+    TypeDesc type {};                          /**< element type */
+    Buffer send {};                            /**< send buffer (absent when in place) */
+    Buffer recv {};                            /**< receive buffer, or the in-place buffer */
+    bool inPlace { false };                    /**< MPI_IN_PLACE form */
+    ReduceOp op { ReduceOp::Sum };             /**< for reductions */
+    int root { 0 };                            /**< for rooted operations */
+    std::span<const int> sendCounts {};        /**< values per rank (V operations) */
+    std::span<const int> recvCounts {};        /**< values per rank (V operations) */
+    MPI_Comm comm { MPI_COMM_NULL };           /**< communicator */
+    bool blocking { true };                    /**< blocking call or i-variant */
+    Algorithm algorithm { Algorithm::Native }; /**< the MPI library's, or one of fieldsync's */
+    std::source_location where {};             /**< the user's call site */
 };
 
 /**

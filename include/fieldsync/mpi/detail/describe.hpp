@@ -346,6 +346,7 @@ Request submit(
     call.recvCounts = params.recvCounts;
     call.comm = comm;
     call.blocking = blocking;
+    call.algorithm = options.algorithm;
     call.where = where;
     return run(std::move(call));
 }

@@ -229,13 +229,13 @@ void fenceAndKeep(Call& call, RequestState& state)
 {
     for (const Buffer* buffer : { &call.send, &call.recv })
     {
-        if (buffer->fence)
+        if (buffer->access)
         {
-            buffer->fence();
+            buffer->access->fence();
         }
     }
-    state.keepSend = std::move(call.send.keepAlive);
-    state.keepRecv = std::move(call.recv.keepAlive);
+    state.keepSend = call.send.access;
+    state.keepRecv = call.recv.access;
 }
 
 /** Stages and starts (or runs) the operation in its family's engine; returns the MPI code. */

@@ -171,7 +171,7 @@ public:
             return buffer.data;
         }
         state_.hostSend.resize(values * call_.type.bytes);
-        buffer.toHost(state_.hostSend.data(), values);
+        buffer.access->toHost(state_.hostSend.data(), values);
         return state_.hostSend.data();
     }
 
@@ -189,9 +189,9 @@ public:
         state_.hostRecv.resize(std::max(in, out) * call_.type.bytes);
         if (in > 0)
         {
-            buffer.toHost(state_.hostRecv.data(), in);
+            buffer.access->toHost(state_.hostRecv.data(), in);
         }
-        state_.fromHost = buffer.fromHost;
+        state_.copyBack = buffer.access;
         state_.outCount = out;
         return state_.hostRecv.data();
     }

@@ -108,8 +108,15 @@ bool Request::test()
         return true;
     }
     int flag { 0 };
-    const int rc = state_->progress ? state_->progress(&flag)
-                                    : MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE);
+    int rc { MPI_SUCCESS };
+    if (state_->scheduled)
+    {
+        flag = state_->schedule.test() ? 1 : 0;
+    }
+    else
+    {
+        rc = MPI_Test(&state_->request, &flag, MPI_STATUS_IGNORE);
+    }
     if (rc != MPI_SUCCESS)
     {
         auto state = std::move(state_);

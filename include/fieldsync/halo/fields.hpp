@@ -193,7 +193,7 @@ public:
 
     void fence() const override
     {
-        if constexpr (!synchronousHost<Exec>)
+        if constexpr (!mpi::synchronousHost<Exec>)
         {
             Exec().fence();
         }

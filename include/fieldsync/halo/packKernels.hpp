@@ -22,22 +22,6 @@ namespace fieldsync::halo
 template<typename V>
 inline constexpr int viewRank = static_cast<int>(V::rank);
 
-/**
- * @brief Whether kernels of @p Exec run to completion in the calling thread before
- * parallel_for returns (Serial, OpenMP), so its work needs no fence and the host may copy its
- * memory with std::memcpy right away.
- */
-template<typename Exec>
-inline constexpr bool synchronousHost = false;
-#ifdef KOKKOS_ENABLE_SERIAL
-template<>
-inline constexpr bool synchronousHost<Kokkos::Serial> = true;
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-template<>
-inline constexpr bool synchronousHost<Kokkos::OpenMP> = true;
-#endif
-
 /** @brief Components per cell of a rank-1 or rank-2 view. */
 template<typename V>
 std::size_t componentsOf(const V& view)
@@ -145,7 +129,7 @@ void packNeighbour(
             using Exec = typename V::execution_space;
             using T = typename V::non_const_value_type;
             const auto first = static_cast<std::size_t>(runStart);
-            if constexpr (synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
+            if constexpr (mpi::synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
             {
                 // deep_copy's fixed cost is larger than a copy of a few KiB
                 std::memcpy(buffer.data() + begin, field.data() + first, (end - begin) * sizeof(T));

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/error.hpp"
+
 namespace fieldsync::mpi
 {
 
@@ -29,5 +31,7 @@ enum class Algorithm
 
 /** @brief The name of an Algorithm, for messages ("RecursiveDoubling"). */
 [[nodiscard]] const char* toString(Algorithm algorithm) noexcept;
+
+using fieldsync::toString; // the core overloads (call sites) stay visible here
 
 } // namespace fieldsync::mpi

@@ -19,6 +19,22 @@ enum class Staging
     Always /**< always through a host staging buffer (tests the device path on host builds) */
 };
 
+/**
+ * @brief Whether kernels of @p Exec run to completion in the calling thread before
+ * parallel_for returns (Serial, OpenMP), so its work needs no fence and the host may copy its
+ * memory with std::memcpy right away.
+ */
+template<typename Exec>
+inline constexpr bool synchronousHost = false;
+#ifdef KOKKOS_ENABLE_SERIAL
+template<>
+inline constexpr bool synchronousHost<Kokkos::Serial> = true;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+template<>
+inline constexpr bool synchronousHost<Kokkos::OpenMP> = true;
+#endif
+
 /** @brief Whether the host can dereference memory of @p MemorySpace (Kokkos decides). */
 template<typename MemorySpace>
 inline constexpr bool hostAccessible =

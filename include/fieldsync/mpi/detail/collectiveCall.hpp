@@ -6,10 +6,9 @@
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
 
-#include <any>
 #include <cstddef>
-#include <functional>
 #include <iterator>
+#include <memory>
 #include <source_location>
 #include <span>
 
@@ -83,19 +82,40 @@ template<typename T>
 }
 
 /**
+ * @brief What compiled code does with one user buffer besides reading its address: fence the
+ * execution space instance that wrote it, copy it to and from a host staging buffer, and (held
+ * by a non-blocking call's Request) keep its view alive. The library's one way to erase a type
+ * (doc/architecture.md): an abstract interface, one final template (BufferAccessOf in
+ * detail/describe.hpp) per value type, memory space and execution space.
+ */
+class BufferAccess
+{
+public:
+    virtual ~BufferAccess() = default;
+
+    /** @brief Waits for the execution space instance that writes the buffer. */
+    virtual void fence() const = 0;
+
+    /** @brief Copies the first @p n values to @p host, complete on return. */
+    virtual void toHost(void* host, std::size_t n) const = 0;
+
+    /** @brief Copies @p n values from @p host into the buffer, complete on return. */
+    virtual void fromHost(const void* host, std::size_t n) const = 0;
+};
+
+/**
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
- * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view.
+ * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view. A host
+ * buffer that is neither staged nor written by an asynchronous execution space needs no
+ * access object (the blocking host path allocates nothing).
  */
 struct Buffer
 {
-    void* data { nullptr };                         /**< the user's memory (host or device) */
-    std::size_t count { 0 };                        /**< values it holds */
-    bool present { false };                         /**< false for "no buffer" (inPlace, barrier) */
-    bool stage { false };                           /**< goes through a host staging buffer */
-    std::function<void()> fence;                    /**< fences the exec instance */
-    std::function<void(void*, std::size_t)> toHost; /**< copies n values to a host buffer */
-    std::function<void(const void*, std::size_t)> fromHost; /**< copies n values back */
-    std::any keepAlive; /**< a copy of the view, so its memory lives until completion */
+    void* data { nullptr };                     /**< the user's memory (host or device) */
+    std::size_t count { 0 };                    /**< values it holds */
+    bool present { false };                     /**< false for "no buffer" (inPlace, barrier) */
+    bool stage { false };                       /**< goes through a host staging buffer */
+    std::shared_ptr<const BufferAccess> access; /**< fence, staging copies, keeps the view */
 };
 
 /** @brief Everything one collective call needs; consumed by run(). */

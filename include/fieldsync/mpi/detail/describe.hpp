@@ -13,6 +13,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <memory>
+#include <variant>
+
 namespace fieldsync::mpi::detail
 {
 
@@ -119,61 +122,95 @@ template<typename S, typename R>
 using ValueOf = std::remove_const_t<ElementOf<std::conditional_t<BufferLike<S>, S, R>>>;
 
 /**
- * @brief The type-erased description of @p count values of T at @p data in MemorySpace:
- * whether to stage, how to fence @p exec, and how to copy to and from a host buffer.
+ * @brief The BufferAccess of values of @p Value at @p user in @p MemorySpace, written by
+ * @p Exec; holds @p Keep (a copy of the user's view for a non-blocking call, else nothing).
  */
-template<typename T, typename MemorySpace, typename ExecutionSpace>
-Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, Staging staging)
+template<typename Value, typename MemorySpace, typename Exec, typename Keep>
+class BufferAccessOf final : public BufferAccess
+{
+public:
+    /** @brief The access to @p user, fenced on @p exec, keeping @p keep. */
+    BufferAccessOf(Value* user, const Exec& exec, Keep keep)
+        : user_(user), exec_(exec), keep_(std::move(keep))
+    {
+    }
+
+    void fence() const override
+    {
+        if constexpr (!std::is_same_v<Exec, ViewExecutionSpace>)
+        {
+            exec_.fence();
+        }
+    }
+
+    void toHost(void* host, std::size_t n) const override
+    {
+        if constexpr (hostAccessible<MemorySpace>)
+        {
+            // callers fence before staging, so a plain copy is ordered after the user's kernels
+            std::memcpy(host, user_, n * sizeof(Value));
+        }
+        else
+        {
+            Kokkos::deep_copy(exec_, HostView(static_cast<Value*>(host), n), UserView(user_, n));
+            exec_.fence();
+        }
+    }
+
+    void fromHost(const void* host, std::size_t n) const override
+    {
+        if constexpr (hostAccessible<MemorySpace>)
+        {
+            std::memcpy(user_, host, n * sizeof(Value));
+        }
+        else
+        {
+            Kokkos::deep_copy(
+                exec_, UserView(user_, n), HostView(static_cast<Value*>(const_cast<void*>(host)), n)
+            );
+            exec_.fence();
+        }
+    }
+
+private:
+    using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    using HostView = Kokkos::View<Value*, Kokkos::HostSpace, Unmanaged>;
+    using UserView = Kokkos::View<Value*, MemorySpace, Unmanaged>;
+
+    Value* user_; /**< the user's values */
+    Exec exec_;   /**< the instance that writes them */
+    Keep keep_;   /**< keeps the user's view alive (non-blocking calls) */
+};
+
+/**
+ * @brief The type-erased description of @p count values of T at @p data in MemorySpace,
+ * written by @p exec: whether to stage, and an access object (fence, staging copies, @p keep)
+ * unless none is needed (host memory, not staged, no asynchronous execution space, nothing to
+ * keep: the blocking host path allocates nothing).
+ */
+template<typename T, typename MemorySpace, typename ExecutionSpace, typename Keep = std::monostate>
+Buffer describeMemory(
+    T* data, std::size_t count, const ExecutionSpace& exec, Staging staging, Keep keep = {}
+)
 {
     using Value = std::remove_const_t<T>;
-    constexpr bool haveExec = !std::is_same_v<ExecutionSpace, ViewExecutionSpace>;
+    constexpr bool asynchronous =
+        !std::is_same_v<ExecutionSpace, ViewExecutionSpace> && !synchronousHost<ExecutionSpace>;
+    static_assert(
+        hostAccessible<MemorySpace> || !std::is_same_v<ExecutionSpace, ViewExecutionSpace>,
+        "fieldsync: device memory needs an execution space"
+    );
     Buffer buffer;
     buffer.data = const_cast<Value*>(data);
     buffer.count = count;
     buffer.present = true;
     buffer.stage = useStaging<MemorySpace>(staging);
-    if constexpr (haveExec)
+    if (buffer.stage || asynchronous || !std::is_same_v<Keep, std::monostate>)
     {
-        buffer.fence = [exec]
-        {
-            exec.fence();
-        };
-    }
-    if (!buffer.stage)
-    {
-        return buffer;
-    }
-    auto* user = const_cast<Value*>(data);
-    if constexpr (hostAccessible<MemorySpace>)
-    {
-        // callers fence before staging, so a plain copy is ordered after the user's kernels
-        buffer.toHost = [user](void* host, std::size_t n)
-        {
-            std::memcpy(host, user, n * sizeof(Value));
-        };
-        buffer.fromHost = [user](const void* host, std::size_t n)
-        {
-            std::memcpy(user, host, n * sizeof(Value));
-        };
-    }
-    else
-    {
-        static_assert(haveExec, "fieldsync: device memory needs an execution space");
-        using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
-        using HostView = Kokkos::View<Value*, Kokkos::HostSpace, Unmanaged>;
-        using UserView = Kokkos::View<Value*, MemorySpace, Unmanaged>;
-        buffer.toHost = [user, exec](void* host, std::size_t n)
-        {
-            Kokkos::deep_copy(exec, HostView(static_cast<Value*>(host), n), UserView(user, n));
-            exec.fence();
-        };
-        buffer.fromHost = [user, exec](const void* host, std::size_t n)
-        {
-            Kokkos::deep_copy(
-                exec, UserView(user, n), HostView(static_cast<Value*>(const_cast<void*>(host)), n)
+        buffer.access =
+            std::make_shared<const BufferAccessOf<Value, MemorySpace, ExecutionSpace, Keep>>(
+                const_cast<Value*>(data), exec, std::move(keep)
             );
-            exec.fence();
-        };
     }
     return buffer;
 }
@@ -243,25 +280,26 @@ Buffer describe(
     else if constexpr (Traits::isView)
     {
         requireContiguous(buffer, name, where);
-        Buffer described;
-        if constexpr (std::is_same_v<ExecutionSpace, ViewExecutionSpace>)
+        using View = std::remove_cvref_t<B>;
+        using Space = typename Traits::memory_space;
+        const auto exec = [&]
         {
-            using ViewExec = typename std::remove_cvref_t<B>::execution_space;
-            described = describeMemory<T, typename Traits::memory_space>(
-                buffer.data(), buffer.size(), ViewExec {}, options.staging
-            );
-        }
-        else
-        {
-            described = describeMemory<T, typename Traits::memory_space>(
-                buffer.data(), buffer.size(), options.exec, options.staging
-            );
-        }
+            if constexpr (std::is_same_v<ExecutionSpace, ViewExecutionSpace>)
+            {
+                return typename View::execution_space {};
+            }
+            else
+            {
+                return options.exec;
+            }
+        }();
         if (keepAlive)
         {
-            described.keepAlive = std::remove_cvref_t<B>(buffer);
+            return describeMemory<T, Space>(
+                buffer.data(), buffer.size(), exec, options.staging, View(buffer)
+            );
         }
-        return described;
+        return describeMemory<T, Space>(buffer.data(), buffer.size(), exec, options.staging);
     }
     else
     {

@@ -163,24 +163,11 @@ struct Shared
             "before its memory is freed",
             name
         );
-        try
-        {
-            mpi::waitWithTimeout(
-                [&] { return test(std::source_location::current()); },
-                [] { return std::string("the neighbourhood collective"); },
-                mpi::WaitPolicy { mpi::WaitPolicy::fromEnvironment().timeoutSeconds,
-                                  mpi::TimeoutAction::Error },
-                "dropped exchange",
-                name,
-                std::source_location::current()
-            );
-        }
-        catch (const std::exception& e)
-        {
-            logger().error("{}; its memory is kept (not freed)", e.what());
-            return false;
-        }
-        return true;
+        return completeDropped(
+            [this] { return test(std::source_location::current()); },
+            "the neighbourhood collective",
+            name
+        );
     }
 };
 

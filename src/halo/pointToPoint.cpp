@@ -329,26 +329,14 @@ bool PointToPoint::complete(MPI_Request& request, std::string_view name) noexcep
     {
         MPI_Cancel(&request);
     }
-    try
+    const auto done = [&request]
     {
-        mpi::waitWithTimeout(
-            [&]
-            {
-                int done { 0 };
-                MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-                return done != 0;
-            },
-            [this] { return std::string(isSend_ ? "a send" : "a cancelled receive"); },
-            mpi::WaitPolicy { mpi::WaitPolicy::fromEnvironment().timeoutSeconds,
-                              mpi::TimeoutAction::Error },
-            "dropped exchange",
-            name,
-            std::source_location::current()
-        );
-    }
-    catch (const std::exception& e)
+        int flag { 0 };
+        MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+        return flag != 0;
+    };
+    if (!completeDropped(done, isSend_ ? "a send" : "a cancelled receive", name))
     {
-        logger().error("{}; its memory is kept (not freed)", e.what());
         return false;
     }
     if (request != MPI_REQUEST_NULL)

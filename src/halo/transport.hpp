@@ -5,6 +5,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <source_location>
@@ -62,6 +63,15 @@ public:
     /** @brief Bytes of the last post. */
     [[nodiscard]] virtual std::size_t postedBytes() const noexcept = 0;
 };
+
+/**
+ * @brief Waits (mpi::waitWithTimeout, time-out of the environment, action error) until @p test
+ * is true for a message that is dropped in flight; logs and returns false when it is not, so
+ * the caller keeps the memory MPI may still touch. Never throws.
+ */
+[[nodiscard]] bool completeDropped(
+    const std::function<bool()>& test, const char* what, std::string_view name
+) noexcept;
 
 /** @brief The point-to-point back end for sends (@p isSend) or receives on @p comm. */
 [[nodiscard]] std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend);

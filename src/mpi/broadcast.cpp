@@ -10,11 +10,13 @@ int runBroadcast(Engine& e)
 {
     if (e.call().kind == Kind::Barrier)
     {
+        e.agreeWithPeers();
         return e.blocking() ? MPI_Barrier(e.comm()) : MPI_Ibarrier(e.comm(), e.request());
     }
     const std::size_t n = e.recvBuffer().count;
     void* p = e.recv(e.isRoot() ? n : 0, e.isRoot() ? 0 : n);
     const int c = e.count(n);
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Bcast(p, c, e.type(), e.root(), e.comm())
                         : MPI_Ibcast(p, c, e.type(), e.root(), e.comm(), e.request());
 }

@@ -20,6 +20,7 @@ int allGather(Engine& e)
     void* rp = e.recv(inPlace ? total : 0, total);
     const int c = e.count(n);
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Allgather(sp, c, t, rp, c, t, e.comm())
                         : MPI_Iallgather(sp, c, t, rp, c, t, e.comm(), e.request());
 }
@@ -41,6 +42,7 @@ int allGatherV(Engine& e)
     const int* rc = e.state().recvCounts.data();
     const int* rd = e.state().recvDispls.data();
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Allgatherv(sp, c, t, rp, rc, rd, t, e.comm())
                         : MPI_Iallgatherv(sp, c, t, rp, rc, rd, t, e.comm(), e.request());
 }
@@ -70,6 +72,7 @@ int gather(Engine& e)
     }
     const int c = e.count(n);
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Gather(sp, c, t, rp, c, t, e.root(), e.comm())
                         : MPI_Igather(sp, c, t, rp, c, t, e.root(), e.comm(), e.request());
 }
@@ -121,6 +124,7 @@ int gatherV(Engine& e)
     const int* rd = Engine::kept(e.state().recvDispls);
     const MPI_Datatype t = e.type();
     const int r = e.root();
+    e.agreeWithPeers();
     return e.blocking()
                ? MPI_Gatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm())
                : MPI_Igatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm(), e.request());

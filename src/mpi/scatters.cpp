@@ -34,6 +34,7 @@ int scatter(Engine& e)
     }
     const int c = e.count(n);
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Scatter(sp, c, t, rp, c, t, e.root(), e.comm())
                         : MPI_Iscatter(sp, c, t, rp, c, t, e.root(), e.comm(), e.request());
 }
@@ -85,6 +86,7 @@ int scatterV(Engine& e)
     const int* sd = Engine::kept(e.state().sendDispls);
     const MPI_Datatype t = e.type();
     const int r = e.root();
+    e.agreeWithPeers();
     return e.blocking()
                ? MPI_Scatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm())
                : MPI_Iscatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm(), e.request());

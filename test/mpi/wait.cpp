@@ -5,6 +5,7 @@
 #include "fieldsync_test/scopedWaitTimeout.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/nonBlocking.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -48,6 +49,13 @@ TEST_CASE(
     "[request][wait]"
 )
 {
+    if (fieldsync::checkMode())
+    {
+        // check mode agrees at the post (a blocking all-gather): the late rank would block the
+        // post of the others, so the wait this test times never starts
+        SUCCEED("skipped in check mode");
+        return;
+    }
     const fm::MPIEnvironment env;
     REQUIRE(env.sizeRank() >= 2);
     const fm::MPIEnvironment own { env.duplicate() };

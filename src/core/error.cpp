@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/core/error.hpp"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include <mpi.h>
 
 namespace fieldsync
@@ -62,6 +66,63 @@ std::string compose(
     }
     return text;
 }
+
+/** FIELDSYNC_ON_ERROR, read once: `abort` ends the job at the first library Error. Read with
+ * getenv, not envString, because a bad value cannot itself raise an Error here. */
+bool abortOnError() noexcept
+{
+    static const bool value = []
+    {
+        const char* setting = std::getenv("FIELDSYNC_ON_ERROR");
+        if (setting == nullptr || setting[0] == '\0' || std::strcmp(setting, "throw") == 0)
+        {
+            return false;
+        }
+        if (std::strcmp(setting, "abort") == 0)
+        {
+            return true;
+        }
+        std::fprintf(
+            stderr,
+            "fieldsync: FIELDSYNC_ON_ERROR='%s' is neither 'throw' nor 'abort'; throwing\n",
+            setting
+        );
+        return false;
+    }();
+    return value;
+}
+
+/** Under FIELDSYNC_ON_ERROR=abort: prints @p what and ends the job (MPI_Abort when MPI runs). */
+void abortIfAsked(const char* what) noexcept
+{
+    if (!abortOnError())
+    {
+        return;
+    }
+    std::fprintf(stderr, "fieldsync: FIELDSYNC_ON_ERROR=abort: %s\n", what);
+    std::fflush(stderr);
+    if (worldRankOrMinusOne() >= 0)
+    {
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    std::abort();
+}
+
+/** A hint for MPI errors whose usual cause is a disagreement between ranks (MPICH reports a
+ * truncation inside a collective as another class, with "truncated" in the text). */
+std::string hint(int code)
+{
+    int errorClass { MPI_SUCCESS };
+    const bool truncated =
+        (MPI_Error_class(code, &errorClass) == MPI_SUCCESS && errorClass == MPI_ERR_TRUNCATE) ||
+        mpiText(code).find("runcat") != std::string::npos;
+    if (truncated)
+    {
+        return " (message truncated: ranks probably passed different counts; FIELDSYNC_CHECK=1 "
+               "names them)";
+    }
+    return {};
+}
 } // namespace
 
 Error::Error(std::string message, std::source_location where, int mpiErrorCode)
@@ -80,13 +141,14 @@ Error::Error(
       message_(std::move(message)), where_(where), rank_(rank), mpiErrorCode_(mpiErrorCode),
       mpiErrorString_(std::move(mpiErrorString))
 {
+    abortIfAsked(what());
 }
 
 namespace detail
 {
 void throwMpiError(int code, std::string_view call, const std::source_location& where)
 {
-    throw Error(std::string(call) + " failed", where, code);
+    throw Error(std::string(call) + " failed" + hint(code), where, code);
 }
 } // namespace detail
 

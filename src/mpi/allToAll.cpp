@@ -20,6 +20,7 @@ int allToAll(Engine& e)
     void* rp = e.recv(inPlace ? total : 0, total);
     const int c = e.count(n);
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Alltoall(sp, c, t, rp, c, t, e.comm())
                         : MPI_Ialltoall(sp, c, t, rp, c, t, e.comm(), e.request());
 }
@@ -46,6 +47,7 @@ int allToAllV(Engine& e)
     const int* rc = state.recvCounts.data();
     const int* rd = state.recvDispls.data();
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Alltoallv(sp, sc, sd, t, rp, rc, rd, t, e.comm())
                         : MPI_Ialltoallv(sp, sc, sd, t, rp, rc, rd, t, e.comm(), e.request());
 }

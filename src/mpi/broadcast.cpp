@@ -10,11 +10,13 @@ int runBroadcast(Engine& e)
 {
     if (e.call().kind == Kind::Barrier)
     {
+        e.agreeWithPeers();
         return e.blocking() ? MPI_Barrier(e.comm()) : MPI_Ibarrier(e.comm(), e.request());
     }
     const std::size_t n = e.recvBuffer().count;
     void* p = e.recv(e.isRoot() ? n : 0, e.isRoot() ? 0 : n);
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, p, p, n);

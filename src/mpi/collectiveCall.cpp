@@ -6,14 +6,13 @@
 
 #include "collectiveEngine.hpp"
 
+#include "fieldsync/core/settings.hpp"
+
 #include <climits>
 #include <memory>
 #include <string>
 
 namespace fieldsync::mpi::detail
-{
-
-namespace
 {
 
 std::string typeName(const TypeDesc& type)
@@ -45,6 +44,9 @@ const char* className(TypeClass typeClass)
     }
     return "unknown";
 }
+
+namespace
+{
 
 bool opDefined(ReduceOp op, TypeClass typeClass)
 {
@@ -269,6 +271,25 @@ int dispatch(Engine& e)
     return MPI_ERR_OTHER;
 }
 
+/** Checks, stages and starts the operation. In check mode a rank whose own checks fail still
+ * joins the agreement (saying so), so that every rank of the call raises an Error. */
+int checkAndDispatch(Engine& e)
+{
+    try
+    {
+        checkArguments(e);
+        return dispatch(e);
+    }
+    catch (const Error&)
+    {
+        if (checkMode() && !e.agreed())
+        {
+            e.agreeWithPeers(std::current_exception());
+        }
+        throw;
+    }
+}
+
 } // namespace
 
 Request run(Call call)
@@ -291,9 +312,8 @@ Request run(Call call)
     state->name = call.name;
     state->where = call.where;
     Engine e(call, *state);
-    checkArguments(e);
     fenceAndKeep(call, *state);
-    const int rc = dispatch(e);
+    const int rc = checkAndDispatch(e);
     fieldsync::detail::checkMpi(rc, mpiName(call.kind, call.blocking), call.where);
     if (call.blocking)
     {

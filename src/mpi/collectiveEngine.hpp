@@ -4,12 +4,14 @@
 #pragma once
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "requestState.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string>
 #include <vector>
@@ -41,6 +43,22 @@ struct Pointers
     int count { 0 };              /**< MPI count of this rank's values */
 };
 
+class Engine;
+
+/**
+ * @brief Check mode: agrees the call's signature (operation, element type, op, root, counts)
+ * with every rank of the communicator, and throws the same Error on every rank when they differ
+ * or when @p localFailure says this rank's own checks failed (which it then rethrows).
+ * Implemented in collectiveCheck.cpp.
+ */
+void checkAgreement(const Engine& e, const std::exception_ptr& localFailure);
+
+/** @brief MPI's name of the element type of @p type ("MPI_DOUBLE", "3 x MPI_DOUBLE"). */
+[[nodiscard]] std::string typeName(const TypeDesc& type);
+
+/** @brief The kind of values a TypeClass holds, for messages ("floating-point"). */
+[[nodiscard]] const char* className(TypeClass typeClass);
+
 /** @brief Everything the family runners share: the call, the state, rank and size, staging helpers.
  */
 class Engine
@@ -68,6 +86,20 @@ public:
     [[nodiscard]] std::size_t usize() const { return static_cast<std::size_t>(size_); }
     [[nodiscard]] bool isRoot() const { return rank_ == call_.root; }
     [[nodiscard]] bool native() const { return call_.algorithm == Algorithm::Native; }
+
+    /** Whether the ranks' signatures were agreed (check mode) for this call. */
+    [[nodiscard]] bool agreed() const { return agreed_; }
+
+    /** The last step before MPI: in check mode, agrees with the other ranks (once); free when
+     * check mode is off. @p localFailure, when set, is this rank's failed own check. */
+    void agreeWithPeers(const std::exception_ptr& localFailure = nullptr)
+    {
+        if (checkMode() && !agreed_)
+        {
+            agreed_ = true;
+            checkAgreement(*this, localFailure);
+        }
+    }
 
     [[noreturn]] void fail(const std::string& message) const
     {
@@ -255,6 +287,7 @@ private:
     RequestState& state_;
     int rank_ { 0 };
     int size_ { 1 };
+    bool agreed_ { false };
 };
 
 /** @brief allReduce, reduce and reduceScatter (both forms); returns the MPI error code. */

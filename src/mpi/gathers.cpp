@@ -19,6 +19,7 @@ int allGather(Engine& e)
     const void* sp = inPlace ? MPI_IN_PLACE : e.send(n);
     void* rp = e.recv(inPlace ? total : 0, total);
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);
@@ -45,6 +46,7 @@ int allGatherV(Engine& e)
     const int* rc = e.state().recvCounts.data();
     const int* rd = e.state().recvDispls.data();
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Allgatherv(sp, c, t, rp, rc, rd, t, e.comm())
                         : MPI_Iallgatherv(sp, c, t, rp, rc, rd, t, e.comm(), e.request());
 }
@@ -73,6 +75,7 @@ int gather(Engine& e)
         rp = e.isRoot() ? e.recv(0, n * e.usize()) : nullptr;
     }
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);
@@ -129,6 +132,7 @@ int gatherV(Engine& e)
     const int* rd = Engine::kept(e.state().recvDispls);
     const MPI_Datatype t = e.type();
     const int r = e.root();
+    e.agreeWithPeers();
     return e.blocking()
                ? MPI_Gatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm())
                : MPI_Igatherv(p.send, p.count, t, p.recv, rc, rd, t, r, e.comm(), e.request());

@@ -43,7 +43,9 @@ void requireInitialised(const std::source_location& where)
     MPI_Finalized(&finalised);
     FIELDSYNC_CHECK_AT(
         initialised && !finalised,
-        "MPIEnvironment used while MPI is not initialised (create an MPIInit first)",
+        std::string("MPIEnvironment used while MPI is ") +
+            (finalised ? "already finalised (the MPIInit has ended)" : "not initialised") +
+            " (create an MPIInit first, and keep it for the whole program)",
         where
     );
 }
@@ -78,6 +80,7 @@ MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
 MPIEnvironment MPIEnvironment::split(int color, int key) const
 {
     const auto where = std::source_location::current();
+    requireInitialised(where);
     FIELDSYNC_CHECK(
         color >= 0,
         "MPIEnvironment::split: color " + std::to_string(color) + " on rank " +
@@ -92,6 +95,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name) const
 {
     // Gather every rank's name and use the lowest rank with the same name as the colour, so
     // equal names (and only equal names) share a communicator.
+    requireInitialised(std::source_location::current());
     const int length = static_cast<int>(name.size());
     std::vector<int> lengths(static_cast<std::size_t>(size_));
     FIELDSYNC_MPI(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_));
@@ -130,6 +134,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name) const
 MPIEnvironment MPIEnvironment::splitShared() const
 {
     const auto where = std::source_location::current();
+    requireInitialised(where);
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
@@ -138,6 +143,7 @@ MPIEnvironment MPIEnvironment::splitShared() const
 MPIEnvironment MPIEnvironment::duplicate() const
 {
     const auto where = std::source_location::current();
+    requireInitialised(where);
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI(MPI_Comm_dup(comm_, &newComm));
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);

@@ -62,10 +62,17 @@ const char* toString(ThreadLevel level) noexcept
     return "unknown";
 }
 
-MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required)
+MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worldErrors)
 {
     int initialised { 0 };
+    int finalised { 0 };
     FIELDSYNC_MPI(MPI_Initialized(&initialised));
+    FIELDSYNC_MPI(MPI_Finalized(&finalised));
+    FIELDSYNC_CHECK(
+        !finalised,
+        "MPIInit: MPI was already finalised in this process (by an earlier MPIInit or "
+        "MPI_Finalize); MPI cannot be initialised twice: keep one MPIInit for the whole program"
+    );
     int providedMpi { MPI_THREAD_SINGLE };
     if (initialised)
     {
@@ -75,6 +82,10 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required)
     {
         FIELDSYNC_MPI(MPI_Init_thread(&argc, &argv, toMpi(required), &providedMpi));
         ownsMpi_ = true;
+        if (worldErrors == WorldErrors::Return)
+        {
+            FIELDSYNC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        }
     }
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))

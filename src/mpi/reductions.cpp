@@ -17,6 +17,7 @@ int allReduce(Engine& e)
     const void* sp = e.inPlace() ? MPI_IN_PLACE : e.send(n);
     void* rp = e.recv(e.inPlace() ? n : 0, n);
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);
@@ -47,6 +48,7 @@ int reduce(Engine& e)
         rp = e.isRoot() ? e.recv(0, n) : nullptr;
     }
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);
@@ -74,6 +76,7 @@ int reduceScatter(Engine& e)
     e.keepRecv(std::move(l));
     const int* counts = e.state().recvCounts.data();
     const MPI_Datatype t = e.type();
+    e.agreeWithPeers();
     return e.blocking()
                ? MPI_Reduce_scatter(p.send, p.recv, counts, t, e.op(), e.comm())
                : MPI_Ireduce_scatter(p.send, p.recv, counts, t, e.op(), e.comm(), e.request());
@@ -89,6 +92,7 @@ int reduceScatterBlock(Engine& e)
     const void* sp = inPlace ? MPI_IN_PLACE : e.send(n * e.usize());
     void* rp = e.recv(inPlace ? n * e.usize() : 0, n);
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);

@@ -3,6 +3,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/wait.hpp"
 #include "requestState.hpp"
 
@@ -63,11 +64,16 @@ void Request::abandon() noexcept
         static_cast<void>(state_.release()); // MPI may still own the memory: leak, never free
         return;
     }
+    // a destructor must not throw: the mistake is logged (at error level, with the call site;
+    // in check mode marked as an error of the program) and the request completed
     logger().error(
         "fieldsync::mpi::Request of {} started at {} was destroyed before it completed; waiting "
-        "for it now",
+        "for it now{}",
         state_->name,
-        toString(state_->where)
+        toString(state_->where),
+        checkMode() ? " (check mode: an error of the program; wait() or test() every request "
+                      "before it goes)"
+                    : ""
     );
     try
     {
@@ -107,6 +113,14 @@ bool Request::test()
     {
         return true;
     }
+    int finalised { 0 };
+    MPI_Finalized(&finalised);
+    FIELDSYNC_CHECK_AT(
+        !finalised,
+        std::string(state_->name) + ": the Request was tested or waited for after MPI was "
+                                    "finalised; complete requests before the MPIInit ends",
+        state_->where
+    );
     int flag { 0 };
     int rc { MPI_SUCCESS };
     if (state_->scheduled)

@@ -20,9 +20,11 @@ int runScan(Engine& e)
     const MPI_Datatype type = e.type();
     if (exclusive)
     {
+        e.agreeWithPeers();
         return e.blocking() ? MPI_Exscan(sp, rp, c, type, e.op(), e.comm())
                             : MPI_Iexscan(sp, rp, c, type, e.op(), e.comm(), e.request());
     }
+    e.agreeWithPeers();
     return e.blocking() ? MPI_Scan(sp, rp, c, type, e.op(), e.comm())
                         : MPI_Iscan(sp, rp, c, type, e.op(), e.comm(), e.request());
 }

@@ -33,6 +33,7 @@ int scatter(Engine& e)
         rp = e.recv(0, n);
     }
     const int c = e.count(n);
+    e.agreeWithPeers();
     if (!e.native())
     {
         return runAlgorithm(e, sp, rp, n);
@@ -89,6 +90,7 @@ int scatterV(Engine& e)
     const int* sd = Engine::kept(e.state().sendDispls);
     const MPI_Datatype t = e.type();
     const int r = e.root();
+    e.agreeWithPeers();
     return e.blocking()
                ? MPI_Scatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm())
                : MPI_Iscatterv(p.send, sc, sd, t, p.recv, p.count, t, r, e.comm(), e.request());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -17,9 +18,11 @@ WaitPolicy WaitPolicy::fromEnvironment()
 {
     WaitPolicy policy;
     policy.timeoutSeconds = envDouble("FIELDSYNC_WAIT_TIMEOUT", 60.0);
+    // inf would never report, nan never compares: both would turn a hang back into a silent one
     FIELDSYNC_CHECK(
-        policy.timeoutSeconds > 0.0,
-        "FIELDSYNC_WAIT_TIMEOUT must be positive, got " + std::to_string(policy.timeoutSeconds)
+        std::isfinite(policy.timeoutSeconds) && policy.timeoutSeconds > 0.0,
+        "environment variable FIELDSYNC_WAIT_TIMEOUT='" + envString("FIELDSYNC_WAIT_TIMEOUT", "") +
+            "' is not a finite number of seconds greater than 0"
     );
     const std::string action = envString("FIELDSYNC_WAIT_TIMEOUT_ACTION", "warn");
     if (action == "error")
@@ -45,6 +48,30 @@ std::chrono::microseconds spinDuration()
         static_cast<long>(std::max(0.0, envDouble("FIELDSYNC_WAIT_SPIN_US", 100.0)))
     };
     return spin;
+}
+
+constexpr const char* likelyCauses {
+    "Likely causes: a peer rank used another key (or another operation, root or communicator), "
+    "threw an error, or never made the call."
+};
+constexpr const char* warnOnly {
+    "Still waiting; FIELDSYNC_WAIT_TIMEOUT_ACTION=error makes this an error (FIELDSYNC_CHECK=1 "
+    "checks that the ranks agree before each collective)."
+};
+
+/** The head of a time-out report: what waits, where it was called, for how long. */
+std::string timeoutReport(
+    std::string_view kind,
+    std::string_view name,
+    const std::source_location& where,
+    const char* waitedText,
+    const WaitPolicy& policy
+)
+{
+    char limit[32];
+    std::snprintf(limit, sizeof(limit), "%g", policy.timeoutSeconds);
+    return std::string(kind) + " '" + std::string(name) + "' (call site " + toString(where) +
+           ") has waited " + waitedText + " s (FIELDSYNC_WAIT_TIMEOUT " + limit + " s) for ";
 }
 } // namespace
 
@@ -86,15 +113,13 @@ void waitWithTimeout(
         {
             char waitedText[32];
             std::snprintf(waitedText, sizeof(waitedText), "%.3g", seconds);
-            const std::string message =
-                std::string(kind) + " '" + std::string(name) + "' (call site " + toString(where) +
-                ") has waited " + waitedText + " s (time-out " +
-                std::to_string(policy.timeoutSeconds) + " s) for " + describe();
+            const std::string message = timeoutReport(kind, name, where, waitedText, policy) +
+                                        describe() + ". " + likelyCauses;
             if (policy.action == TimeoutAction::Error)
             {
                 throw Error(message, where);
             }
-            logger().warn("{}", message);
+            logger().warn("{} {}", message, warnOnly);
             reportAt *= 2.0;
         }
         if (waited < yieldFor)

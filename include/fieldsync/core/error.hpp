@@ -16,6 +16,10 @@ namespace fieldsync
  * process that raised it (-1 before MPI is initialised or after it is finalised) and, for MPI
  * failures, the MPI error code and its error string. what() holds all of it in one line:
  * `fieldsync: rank R: file:line (function): message [MPI: error string]`.
+ *
+ * With FIELDSYNC_ON_ERROR=abort (read once; default `throw`), constructing an Error prints
+ * what() to stderr and ends the job with MPI_Abort (std::abort when MPI is not running), for
+ * batch jobs where one rank's exception would otherwise leave the others waiting.
  */
 class Error : public std::runtime_error
 {

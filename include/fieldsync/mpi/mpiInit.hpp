@@ -13,6 +13,13 @@ enum class ThreadLevel
     Multiple    /**< MPI_THREAD_MULTIPLE */
 };
 
+/** @brief What MPIInit does with MPI_COMM_WORLD's error handler when it initialises MPI. */
+enum class WorldErrors
+{
+    Return, /**< MPI_ERRORS_RETURN: failing MPI calls become a fieldsync::Error (the default) */
+    Keep    /**< leave MPI's handler (MPI_ERRORS_ARE_FATAL: the job aborts in MPI) */
+};
+
 /** @brief The name of a thread level, for messages ("Funneled", ...). */
 [[nodiscard]] const char* toString(ThreadLevel level) noexcept;
 
@@ -23,8 +30,14 @@ enum class ThreadLevel
  * neither initialises nor finalises MPI) and Kokkos::initialize (unless Kokkos already is).
  * The destructor finalises what the constructor initialised, Kokkos before MPI.
  *
- * @throws Error when the MPI library provides less than @p required; MPI is finalised again
- * first if this object initialised it, so nothing is left half started.
+ * When it initialises MPI, it sets MPI_ERRORS_RETURN on MPI_COMM_WORLD (unless asked for
+ * WorldErrors::Keep), so a failing collective on world (different counts on different ranks:
+ * MPI_ERR_TRUNCATE) is a fieldsync::Error, not an abort inside MPI. When the application
+ * initialised MPI itself, its handler on MPI_COMM_WORLD is left alone: it chose it.
+ *
+ * @throws Error when the MPI library provides less than @p required (MPI is finalised again
+ * first if this object initialised it, so nothing is left half started), and when MPI was
+ * already finalised (MPI cannot be started twice in one process).
  */
 class MPIInit
 {
@@ -32,8 +45,15 @@ public:
     /**
      * @brief Starts MPI with at least @p required thread support, then Kokkos.
      * @param argc, argv the program's arguments; both libraries may consume their own options.
+     * @param required the least thread level the program needs.
+     * @param worldErrors the error handler of MPI_COMM_WORLD, when this object initialises MPI.
      */
-    MPIInit(int& argc, char**& argv, ThreadLevel required = ThreadLevel::Funneled);
+    MPIInit(
+        int& argc,
+        char**& argv,
+        ThreadLevel required = ThreadLevel::Funneled,
+        WorldErrors worldErrors = WorldErrors::Return
+    );
 
     /** @brief Finalises Kokkos, then MPI, each only if this object initialised it. */
     ~MPIInit();

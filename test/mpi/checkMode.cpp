@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+// Check mode (run with FIELDSYNC_CHECK=1): ranks that disagree on a collective (operation, type,
+// op, root, counts) get the same fieldsync::Error on every rank, naming the ranks and values,
+// instead of wrong data, an error on some ranks only, or a hang.
+#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/errorText.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/settings.hpp"
+#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <functional>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace fm = fieldsync::mpi;
+
+namespace
+{
+/** @brief Runs @p call, which must throw on this rank an Error whose text holds each of @p parts
+ * and names this file; then checks that every rank threw. */
+void expectEverywhere(
+    const fm::MPIEnvironment& env,
+    const std::function<void()>& call,
+    std::initializer_list<std::string> parts
+)
+{
+    const auto what = fieldsync::test::errorText(call);
+    const int threw { what ? 1 : 0 };
+    if (what)
+    {
+        INFO(*what);
+        for (const std::string& part : parts)
+        {
+            CHECK(what->find(part) != std::string::npos);
+        }
+        CHECK(what->find("checkMode.cpp") != std::string::npos);
+    }
+    int everyRank { 0 };
+    MPI_Allreduce(&threw, &everyRank, 1, MPI_INT, MPI_MIN, env.comm());
+    CHECK(threw == 1);
+    CHECK(everyRank == 1);
+}
+
+std::vector<double> values(std::size_t n)
+{
+    return std::vector<double>(n, 1.0);
+}
+} // namespace
+
+TEST_CASE("check mode is on in this test", "[checkMode]")
+{
+    REQUIRE(fieldsync::checkMode());
+}
+
+TEST_CASE("check mode: different counts, roots, types, ops, operations", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    REQUIRE(env.sizeRank() >= 2);
+    const bool odd { env.rank() == 1 };
+    const std::size_t n { odd ? 3U : 4U };
+    const auto sum = fm::ReduceOp::Sum;
+    const MPI_Comm comm { env.comm() };
+
+    SECTION("allReduce counts")
+    {
+        auto send = values(n);
+        auto recv = values(4);
+        expectEverywhere(
+            env,
+            [&] { fm::allReduce(send, recv, sum, comm); },
+            { "allReduce", "different counts", "rank 1 passed 3", "rank 0 passed 4" }
+        );
+    }
+    SECTION("iAllReduce counts, checked at the post")
+    {
+        auto send = values(n);
+        auto recv = values(4);
+        expectEverywhere(
+            env,
+            [&] { static_cast<void>(fm::iAllReduce(send, recv, sum, comm)); },
+            { "iAllReduce", "different counts", "rank 1 passed 3" }
+        );
+    }
+    SECTION("broadcast roots")
+    {
+        auto data = values(2);
+        expectEverywhere(
+            env,
+            [&] { fm::broadcast(data, odd ? 1 : 0, comm); },
+            { "broadcast", "different roots", "rank 1 passed 1", "rank 0 passed 0" }
+        );
+    }
+    SECTION("broadcast: the root sends fewer values than the others expect")
+    {
+        auto data = values(env.rank() == 0 ? 2U : 3U);
+        expectEverywhere(
+            env,
+            [&] { fm::broadcast(data, 0, comm); },
+            { "different counts", "rank 1 passed 3", "rank 0 passed 2" }
+        );
+    }
+    SECTION("element types")
+    {
+        std::vector<int> ints(1, 1);
+        std::vector<double> doubles(1, 1.0);
+        expectEverywhere(
+            env,
+            [&]
+            {
+                odd ? fm::allReduce(std::span<int>(ints), sum, comm)
+                    : fm::allReduce(std::span<double>(doubles), sum, comm);
+            },
+            { "different element types", "4-byte integer", "8-byte floating-point" }
+        );
+    }
+    SECTION("ops")
+    {
+        auto data = values(1);
+        expectEverywhere(
+            env,
+            [&] { fm::allReduce(std::span<double>(data), odd ? fm::ReduceOp::Max : sum, comm); },
+            { "different ReduceOps", "rank 1 passed Max" }
+        );
+    }
+    SECTION("operations")
+    {
+        auto data = values(1);
+        expectEverywhere(
+            env,
+            [&] {
+                odd ? fm::broadcast(data, 0, comm)
+                    : fm::allReduce(std::span<double>(data), sum, comm);
+            },
+            { "different operations", "rank 1 passed broadcast", "allReduce" }
+        );
+    }
+}
+
+TEST_CASE("check mode: counts of the other families", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    const bool odd { env.rank() == 1 };
+    const auto P = static_cast<std::size_t>(env.sizeRank());
+    const std::size_t n { odd ? 1U : 2U };
+    const MPI_Comm comm { env.comm() };
+    auto big = values(2 * P);
+    auto send = values(n);
+    auto recv = values(2);
+
+    const std::vector<std::pair<std::string, std::function<void()>>> calls {
+        { "reduce",
+          [&]
+          {
+              fm::reduce(send, recv, fm::ReduceOp::Sum, 0, comm);
+          } },
+        { "allGather",
+          [&]
+          {
+              fm::allGather(send, big, comm);
+          } },
+        { "gather",
+          [&]
+          {
+              fm::gather(send, big, 0, comm);
+          } },
+        { "scatter",
+          [&]
+          {
+              fm::scatter(big, send, 0, comm);
+          } },
+        { "allToAll",
+          [&]
+          {
+              fm::allToAll(values(n * P), big, comm);
+          } },
+        { "scan",
+          [&]
+          {
+              fm::scan(send, recv, fm::ReduceOp::Sum, comm);
+          } },
+    };
+    for (const auto& [name, call] : calls)
+    {
+        INFO(name);
+        expectEverywhere(
+            env, call, { name + ": ranks passed different counts", "rank 1 passed 1" }
+        );
+    }
+}
+
+TEST_CASE("check mode: V operations against the root's or the peers' counts", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    const bool odd { env.rank() == 1 };
+    const auto P = static_cast<std::size_t>(env.sizeRank());
+    const MPI_Comm comm { env.comm() };
+    std::vector<int> twos(P, 2);
+    auto big = values(2 * P);
+
+    SECTION("gatherV: rank 1 sends more than the root's recvCounts")
+    {
+        auto mine = values(odd ? 3U : 2U);
+        expectEverywhere(
+            env,
+            [&] { fm::gatherV(mine, big, env.rank() == 0 ? twos : std::vector<int> {}, 0, comm); },
+            { "gatherV", "rank 1 sends 3 values but the root (rank 0) has recvCounts[1] = 2" }
+        );
+    }
+    SECTION("scatterV: rank 1 expects more than the root's sendCounts")
+    {
+        auto mine = values(odd ? 3U : 2U);
+        expectEverywhere(
+            env,
+            [&] { fm::scatterV(big, env.rank() == 0 ? twos : std::vector<int> {}, mine, 0, comm); },
+            { "scatterV", "rank 1 receives 3 values but the root (rank 0) has sendCounts[1] = 2" }
+        );
+    }
+    SECTION("allGatherV: different recvCounts")
+    {
+        std::vector<int> counts(twos);
+        counts[0] = odd ? 1 : 2;
+        auto mine = values(static_cast<std::size_t>(counts[static_cast<std::size_t>(env.rank())]));
+        expectEverywhere(
+            env,
+            [&] { fm::allGatherV(mine, big, counts, comm); },
+            { "allGatherV", "different recvCounts", "rank 1 passed other values" }
+        );
+    }
+    SECTION("allToAllV: rank 0 sends rank 1 more than it expects")
+    {
+        std::vector<int> sendCounts(P, 1);
+        std::vector<int> recvCounts(P, 1);
+        sendCounts[1] = env.rank() == 0 ? 2 : 1;
+        auto out = values(2 * P);
+        expectEverywhere(
+            env,
+            [&] { fm::allToAllV(big, sendCounts, out, recvCounts, comm); },
+            { "allToAllV", "rank 0 sends 2 values to rank 1, whose recvCounts[0] is 1" }
+        );
+    }
+}
+
+TEST_CASE("check mode: one rank's own mistake is an Error on every rank", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    const bool odd { env.rank() == 1 };
+    auto send = values(4);
+    auto recv = values(odd ? 1U : 4U);
+    expectEverywhere(
+        env,
+        [&] { fm::allReduce(send, recv, fm::ReduceOp::Sum, env.comm()); },
+        { odd ? "receive buffer too small" : "rank 1 failed its own checks" }
+    );
+}
+
+TEST_CASE("check mode: calls that agree still give the right results", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    const int P { env.sizeRank() };
+    double value { 1.0 };
+    fm::allReduce(value, fm::ReduceOp::Sum, env.comm());
+    CHECK(value == P);
+    std::vector<int> counts(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r)
+    {
+        counts[static_cast<std::size_t>(r)] = r + 1;
+    }
+    std::vector<int> mine(static_cast<std::size_t>(env.rank() + 1), env.rank());
+    std::vector<int> all(static_cast<std::size_t>(P * (P + 1) / 2));
+    fm::gatherV(mine, all, counts, 0, env.comm());
+    fm::allGatherV(mine, all, counts, env.comm());
+    CHECK(all.back() == P - 1);
+    auto request = fm::iBroadcast(counts, P - 1, env.comm());
+    request.wait();
+    CHECK(counts[0] == 1);
+}

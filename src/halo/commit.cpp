@@ -300,7 +300,7 @@ void CommunicatorState::installBackEnd(const Exchange& exchange, DuplexBuffer& b
         return;
     }
     const MPI_Comm graph = exchange.reverse ? reverseGraph_->comm() : graph_->comm();
-    auto [send, receive] = makeNeighbourCollective(graph, persistentFrom_ != noPersistent);
+    auto [send, receive] = makeNeighbourCollective(graph);
     buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
 }
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The neighbourhood-collective exchange back end: MPI_Ineighbor_alltoallv on the distributed
-// graph communicator made at commit, or its persistent MPI-4 form where the MPI library has it.
+// graph communicator made at commit.
 #include "transport.hpp"
 
-#include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -70,61 +69,28 @@ struct Layout
 struct Shared
 {
     MPI_Comm graph { MPI_COMM_NULL };         /**< neighbours: sources receive, dests send */
-    bool persistent { false };                /**< MPI_Neighbor_alltoallv_init */
     Layout send;                              /**< this post's sends */
     Layout receive;                           /**< this post's receives */
-    MPI_Request request { MPI_REQUEST_NULL }; /**< the collective (or its persistent handle) */
+    MPI_Request request { MPI_REQUEST_NULL }; /**< the collective */
     bool active { false };                    /**< started and not yet complete */
-    bool persistentReady { false };           /**< request holds a persistent operation */
 
     void start(const std::source_location& where)
     {
-        const bool sameLayout = persistentReady;
-        if (persistent && sameLayout)
-        {
-            FIELDSYNC_MPI_AT(MPI_Start(&request), where);
-        }
-        else if (persistent)
-        {
-#if FIELDSYNC_HAVE_NEIGHBOR_ALLTOALLV_INIT
-            FIELDSYNC_MPI_AT(
-                MPI_Neighbor_alltoallv_init(
-                    send.base,
-                    send.counts.data(),
-                    send.displs.data(),
-                    MPI_BYTE,
-                    receive.base,
-                    receive.counts.data(),
-                    receive.displs.data(),
-                    MPI_BYTE,
-                    graph,
-                    MPI_INFO_NULL,
-                    &request
-                ),
-                where
-            );
-            persistentReady = true;
-            FIELDSYNC_MPI_AT(MPI_Start(&request), where);
-#endif
-        }
-        else
-        {
-            FIELDSYNC_MPI_AT(
-                MPI_Ineighbor_alltoallv(
-                    send.base,
-                    send.counts.data(),
-                    send.displs.data(),
-                    MPI_BYTE,
-                    receive.base,
-                    receive.counts.data(),
-                    receive.displs.data(),
-                    MPI_BYTE,
-                    graph,
-                    &request
-                ),
-                where
-            );
-        }
+        FIELDSYNC_MPI_AT(
+            MPI_Ineighbor_alltoallv(
+                send.base,
+                send.counts.data(),
+                send.displs.data(),
+                MPI_BYTE,
+                receive.base,
+                receive.counts.data(),
+                receive.displs.data(),
+                MPI_BYTE,
+                graph,
+                &request
+            ),
+            where
+        );
         active = true;
     }
 
@@ -138,16 +104,6 @@ struct Shared
         FIELDSYNC_MPI_AT(MPI_Test(&request, &flag, MPI_STATUS_IGNORE), where);
         active = flag == 0;
         return flag != 0;
-    }
-
-    /** @brief Forgets the persistent operation (inactive) so the next start makes a new one. */
-    void dropPersistent() noexcept
-    {
-        if (persistentReady && !active && request != MPI_REQUEST_NULL)
-        {
-            MPI_Request_free(&request);
-        }
-        persistentReady = false;
     }
 
     bool complete(std::string_view name) noexcept
@@ -183,15 +139,11 @@ public:
     void post(
         std::span<const Message> messages,
         int /*tag*/,
-        bool /*persistent*/,
+        bool /*persistent: a collective is started anew each time*/,
         const std::source_location& where
     ) override
     {
-        Layout& layout = isSend_ ? shared_->send : shared_->receive;
-        if (layout.set(messages))
-        {
-            shared_->dropPersistent();
-        }
+        (isSend_ ? shared_->send : shared_->receive).set(messages);
         if (isSend_)
         {
             shared_->start(where); // the receives were recorded first (post receives, pack, send)
@@ -209,28 +161,20 @@ public:
         {
             return {};
         }
-        std::string text = "neighbourhood alltoallv (sends to ranks";
+        std::string text { "neighbourhood alltoallv (sends to ranks" };
         for (const int r : shared_->send.ranks)
         {
-            text += " " + std::to_string(r);
+            text.append(1, ' ').append(std::to_string(r));
         }
-        text += "; receives from ranks";
+        text.append("; receives from ranks");
         for (const int r : shared_->receive.ranks)
         {
-            text += " " + std::to_string(r);
+            text.append(1, ' ').append(std::to_string(r));
         }
-        return text + ")";
+        return text.append(1, ')');
     }
 
-    bool cancel(std::string_view name) noexcept override
-    {
-        const bool safe = shared_->complete(name);
-        if (safe)
-        {
-            shared_->dropPersistent();
-        }
-        return safe;
-    }
+    bool cancel(std::string_view name) noexcept override { return shared_->complete(name); }
 
     std::size_t postedMessages() const noexcept override
     {
@@ -250,18 +194,12 @@ private:
 } // namespace
 
 std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
-makeNeighbourCollective(MPI_Comm graph, bool persistent)
+makeNeighbourCollective(MPI_Comm graph)
 {
     auto shared = std::make_shared<Shared>();
     shared->graph = graph;
-    shared->persistent = persistent && neighbourPersistentAvailable();
     return { std::make_unique<NeighbourCollective>(shared, true),
              std::make_unique<NeighbourCollective>(shared, false) };
-}
-
-bool neighbourPersistentAvailable() noexcept
-{
-    return FIELDSYNC_HAVE_NEIGHBOR_ALLTOALLV_INIT != 0;
 }
 
 } // namespace fieldsync::halo

@@ -80,13 +80,14 @@ public:
  * @brief The neighbourhood-collective back end on the distributed graph communicator @p graph
  * (sources: the ranks received from; destinations: the ranks sent to; both ascending, without
  * this rank and without empty lists): the send and the receive direction of one buffer, sharing
- * one MPI_Ineighbor_alltoallv (MPI_Neighbor_alltoallv_init and MPI_Start when @p persistent and
- * the MPI library has it). Messages must lie in one buffer per direction (no in-place slots).
+ * one MPI_Ineighbor_alltoallv. Messages must lie in one buffer per direction (no in-place
+ * slots).
+ *
+ * Not the persistent MPI-4 form (MPI_Neighbor_alltoallv_init): a persistent collective must be
+ * set up again on every rank together, while a buffer's layout can change on one rank alone
+ * (its storage grows, or it is staged), which would leave the ranks' operations unmatched.
  */
 [[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
-makeNeighbourCollective(MPI_Comm graph, bool persistent);
-
-/** @brief Whether MPI_Neighbor_alltoallv_init was found when fieldsync was configured. */
-[[nodiscard]] bool neighbourPersistentAvailable() noexcept;
+makeNeighbourCollective(MPI_Comm graph);
 
 } // namespace fieldsync::halo

@@ -12,8 +12,7 @@ namespace fieldsync::halo
 enum class BackEnd
 {
     PointToPoint,        /**< MPI_Isend/MPI_Irecv, persistent from a message size on */
-    NeighbourCollective, /**< MPI_Ineighbor_alltoallv on a graph communicator (persistent
-                              MPI_Neighbor_alltoallv_init where the MPI library has it) */
+    NeighbourCollective, /**< MPI_Ineighbor_alltoallv on a graph communicator */
     Auto                 /**< commit times both on a few real exchanges and keeps the faster */
 };
 

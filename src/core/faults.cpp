@@ -98,10 +98,14 @@ const FaultSettings& faultSettings()
     return settings;
 }
 
-bool faultHappens(double probability)
+bool detail::faultsOn()
 {
-    static const bool on = faultSettings().on;
-    return on && static_cast<double>(next() >> 11) * 0x1.0p-53 < probability;
+    return faultSettings().on;
+}
+
+bool detail::faultDraw(double probability) noexcept
+{
+    return static_cast<double>(next() >> 11) * 0x1.0p-53 < probability;
 }
 
 void faultDelay() noexcept

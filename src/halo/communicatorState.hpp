@@ -16,8 +16,8 @@ namespace fieldsync::halo
 /**
  * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
  * and exchanges and buffers never move). Its member functions are the steps of an exchange:
- * start = validate, begin, claim, bindInPlace, post receives, pack, post sends, markStarted;
- * finish = find, checkSameFields, waitFor, unpack, release.
+ * start = validate, begin (records the field shapes), claim, bindInPlace, post receives, pack, post
+ * sends, markStarted; finish = find, checkSameFields, waitFor, unpack, release.
  */
 class CommunicatorState
 {
@@ -72,13 +72,9 @@ public:
     );
     /** @brief After an Error during start: frees what the start claimed. */
     void abandon(Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where);
-    /** @brief Records the fields and the telemetry of a started exchange. */
+    /** @brief Marks a started exchange in flight and records its telemetry. */
     void markStarted(
-        Exchange& exchange,
-        DuplexBuffer& buffer,
-        const Fields& fields,
-        std::int64_t startTime,
-        double packSeconds
+        Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packSeconds
     );
 
     // --- finish (exchangeSteps.cpp) ---

@@ -92,7 +92,7 @@ void DuplexBuffer::startSends(const std::source_location& where)
 bool DuplexBuffer::isComplete(const std::source_location& where)
 {
     checkStarted("isComplete", where);
-    if (faultHappens(faultSettings().order)) // fault injection: the sends complete first
+    if (faultHappens(&FaultSettings::order)) // fault injection: the sends complete first
     {
         const bool sent = send_.complete(false, where);
         return receive_.complete(true, where) && sent;

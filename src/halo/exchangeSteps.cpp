@@ -5,7 +5,6 @@
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/core/faults.hpp"
 #include "fieldsync/mpi/tag.hpp"
 
 namespace fieldsync::halo
@@ -48,6 +47,11 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
     const std::size_t stride = validate(fields, key, reverse, op);
     Exchange& exchange = begin(key, reverse);
     exchange.op = op;
+    exchange.fields.resize(fields.count()); // the same count each step: no allocation
+    for (std::size_t f = 0; f < fields.count(); ++f)
+    {
+        exchange.fields[f] = fields.shape(f); // read once; the steps below use these
+    }
     DuplexBuffer& buffer = claim(exchange, fields, stride);
     double packSeconds { 0.0 };
     try
@@ -63,7 +67,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         throw;
     }
     exchange.where = key.where();
-    markStarted(exchange, buffer, fields, startTime, packSeconds);
+    markStarted(exchange, buffer, startTime, packSeconds);
 }
 
 std::size_t CommunicatorState::validate(
@@ -172,9 +176,7 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
         installBackEnd(exchange, buffer);
         buffer.setTag(exchange.tag);
         buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
-        buffer.setStaging(
-            fields.space().useStaging(staging_) || faultHappens(faultSettings().staging)
-        );
+        buffer.setStaging(fields.space().useStaging(staging_));
         buffer.setWaitPolicy(policy());
         buffer.initComm(
             exchange.key.name(),
@@ -195,7 +197,7 @@ void CommunicatorState::bindInPlace(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
-    const FieldShape shape = fields.shape(0);
+    const FieldShape& shape = exchange.fields[0];
     if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() ||
         !shape.rowsContiguous() || backEnd_ == BackEnd::NeighbourCollective)
     {
@@ -268,7 +270,7 @@ double CommunicatorState::packSends(
                 );
             }
         }
-        offset += fields.shape(f).components;
+        offset += exchange.fields[f].components;
     }
     fields.fence();
     return secondsBetween(packStart, stamp());
@@ -290,20 +292,11 @@ void CommunicatorState::abandon(
 }
 
 void CommunicatorState::markStarted(
-    Exchange& exchange,
-    DuplexBuffer& buffer,
-    const Fields& fields,
-    std::int64_t startTime,
-    double packSeconds
+    Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packSeconds
 )
 {
     exchange.inFlight = true;
     ++inFlight_;
-    exchange.fields.resize(fields.count()); // the same count each step: no allocation
-    for (std::size_t f = 0; f < fields.count(); ++f)
-    {
-        exchange.fields[f] = fields.shape(f);
-    }
     ExchangeStats& stats = exchange.stats;
     const CommBufferCore& sent = buffer.sendHalf();
     const CommBufferCore& received = buffer.receiveHalf();
@@ -384,9 +377,9 @@ bool CommunicatorState::unpackReceives(
     const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
     std::size_t stride { 0 };
-    for (std::size_t f = 0; f < fields.count(); ++f)
+    for (const FieldShape& shape : exchange.fields)
     {
-        stride += fields.shape(f).components;
+        stride += shape.components;
     }
     std::size_t offset { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
@@ -412,7 +405,7 @@ bool CommunicatorState::unpackReceives(
                 );
             }
         }
-        offset += fields.shape(f).components;
+        offset += exchange.fields[f].components;
     }
     fields.fence();
     return true;

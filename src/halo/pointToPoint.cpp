@@ -43,7 +43,7 @@ public:
         const std::source_location& where
     ) override
     {
-        if (isSend_ && faultHappens(faultSettings().delay))
+        if (isSend_ && faultHappens(&FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late sender
         }
@@ -68,7 +68,7 @@ public:
         {
             return true;
         }
-        if (faultHappens(faultSettings().early))
+        if (faultHappens(&FaultSettings::early))
         {
             return false; // fault injection: MPI not asked this time
         }

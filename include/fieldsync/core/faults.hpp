@@ -28,14 +28,33 @@ struct FaultSettings
 /** @brief The settings of this process (FIELDSYNC_FAULTS). */
 [[nodiscard]] const FaultSettings& faultSettings();
 
+namespace detail
+{
+/** @brief Whether FIELDSYNC_FAULTS turned fault injection on (read once). */
+[[nodiscard]] bool faultsOn();
+/** @brief True with probability @p probability (the process's random sequence). */
+[[nodiscard]] bool faultDraw(double probability) noexcept;
+} // namespace detail
+
 /**
  * @brief True with probability @p probability when faults are on; false, and nearly free (one
- * test of a static), when off.
+ * test of an inline static, no call), when off.
  * @throws Error naming FIELDSYNC_FAULTS and its value at the first call when it is malformed.
  */
-[[nodiscard]] bool faultHappens(double probability);
+[[nodiscard]] inline bool faultHappens(double probability)
+{
+    static const bool on = detail::faultsOn();
+    return on && detail::faultDraw(probability);
+}
 
-/** @brief Sleeps a random 1 to 200 us (used with faultHappens(faultSettings().delay)). */
+/** @brief faultHappens with the probability FIELDSYNC_FAULTS gives @p fault (read only when on). */
+[[nodiscard]] inline bool faultHappens(double FaultSettings::*fault)
+{
+    static const bool on = detail::faultsOn();
+    return on && detail::faultDraw(faultSettings().*fault);
+}
+
+/** @brief Sleeps a random 1 to 200 us (used with faultHappens(&FaultSettings::delay)). */
 void faultDelay() noexcept;
 
 } // namespace fieldsync

@@ -60,7 +60,7 @@ template<typename MemorySpace>
 [[nodiscard]] bool useStaging(Staging staging = Staging::Auto)
 {
     if (staging == Staging::Always || stagingForcedByEnvironment() ||
-        faultHappens(faultSettings().staging))
+        faultHappens(&FaultSettings::staging))
     {
         return true;
     }

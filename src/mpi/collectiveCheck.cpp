@@ -199,24 +199,29 @@ Field firstDisagreement(const std::vector<Signature>& all, std::size_t reference
 /** "ranks passed different roots (check mode): rank 1 passed 1, rank 0 passed 0". */
 std::string disagreement(const std::vector<Signature>& all, std::size_t reference, Field field)
 {
-    std::string text { std::string("ranks passed different ") + fieldName(field) +
-                       " (check mode):" };
+    // append() throughout: GCC 12 warns (-Wrestrict, a false positive) on operator+ chains here
+    std::string text { "ranks passed different " };
+    text.append(fieldName(field)).append(" (check mode):");
+    const auto passed = [&](std::size_t r, const char* hashed)
+    {
+        text.append(" rank ").append(std::to_string(r)).append(" passed ");
+        text.append(field == CountsHash ? std::string(hashed) : shown(field, all[r]));
+    };
     std::size_t listed { 0 };
     for (std::size_t r = 0; r < all.size(); ++r)
     {
         if (all[r][field] != all[reference][field] && listed++ < 8)
         {
-            text += " rank " + std::to_string(r) + " passed " +
-                    (field == CountsHash ? std::string("other values") : shown(field, all[r])) +
-                    ",";
+            passed(r, "other values");
+            text.append(",");
         }
     }
     if (listed > 8)
     {
-        text += " " + std::to_string(listed - 8) + " more ranks differ,";
+        text.append(" ").append(std::to_string(listed - 8)).append(" more ranks differ,");
     }
-    return text + " rank " + std::to_string(reference) + " passed " +
-           (field == CountsHash ? std::string("its own") : shown(field, all[reference]));
+    passed(reference, "its own");
+    return text;
 }
 
 /** Every rank raises when any rank's own checks failed; that rank rethrows its own error. */

@@ -70,7 +70,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
     markStarted(exchange, buffer, startTime, packSeconds);
 }
 
-std::size_t CommunicatorState::validate(
+[[gnu::always_inline]] inline std::size_t CommunicatorState::validate(
     const Fields& fields, const CommKey& key, bool reverse, ReverseOp op
 ) const
 {
@@ -111,7 +111,7 @@ std::size_t CommunicatorState::validate(
     return stride;
 }
 
-Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
+[[gnu::always_inline]] inline Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
 {
     const auto& where = key.where();
     Exchange* found { nullptr };
@@ -155,7 +155,8 @@ Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
     return *found;
 }
 
-DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
+[[gnu::always_inline]] inline DuplexBuffer&
+CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
 {
     const RankSimplexCommMap& from = exchange.reverse ? receiveMap_ : sendMap_;
     const RankSimplexCommMap& to = exchange.reverse ? sendMap_ : receiveMap_;
@@ -193,7 +194,7 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
     return buffer;
 }
 
-void CommunicatorState::bindInPlace(
+[[gnu::always_inline]] inline void CommunicatorState::bindInPlace(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
@@ -227,7 +228,7 @@ void CommunicatorState::bindInPlace(
     }
 }
 
-double CommunicatorState::packSends(
+[[gnu::always_inline]] inline double CommunicatorState::packSends(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
@@ -291,7 +292,7 @@ void CommunicatorState::abandon(
     }
 }
 
-void CommunicatorState::markStarted(
+[[gnu::always_inline]] inline void CommunicatorState::markStarted(
     Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packSeconds
 )
 {
@@ -325,7 +326,7 @@ void CommunicatorState::finish(
     }
 }
 
-void CommunicatorState::checkSameFields(
+[[gnu::always_inline]] inline void CommunicatorState::checkSameFields(
     const Exchange& exchange, const Fields& fields, const std::source_location& where
 ) const
 {
@@ -363,7 +364,7 @@ void CommunicatorState::checkSameFields(
     }
 }
 
-bool CommunicatorState::unpackReceives(
+[[gnu::always_inline]] inline bool CommunicatorState::unpackReceives(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields
 )
 {

@@ -24,29 +24,23 @@ struct Layout
     std::vector<int> displs; /**< byte displacement per peer from base */
     char* base { nullptr };  /**< the lowest message address */
 
-    /** @brief Sets the layout from @p messages; returns whether it changed. */
-    bool set(std::span<const Message> messages)
+    /** @brief Sets the layout from @p messages (no allocation once sized). */
+    void set(std::span<const Message> messages)
     {
-        char* first = messages.empty() ? nullptr : static_cast<char*>(messages.front().data);
+        base = messages.empty() ? nullptr : static_cast<char*>(messages.front().data);
         for (const Message& m : messages)
         {
-            first = std::min(first, static_cast<char*>(m.data));
+            base = std::min(base, static_cast<char*>(m.data));
         }
-        bool changed = first != base || messages.size() != ranks.size();
         ranks.resize(messages.size());
         counts.resize(messages.size());
         displs.resize(messages.size());
         for (std::size_t i = 0; i < messages.size(); ++i)
         {
-            const int displ = static_cast<int>(static_cast<char*>(messages[i].data) - first);
-            changed = changed || ranks[i] != messages[i].rank || counts[i] != messages[i].bytes ||
-                      displs[i] != displ;
             ranks[i] = messages[i].rank;
             counts[i] = messages[i].bytes;
-            displs[i] = displ;
+            displs[i] = static_cast<int>(static_cast<char*>(messages[i].data) - base);
         }
-        base = first;
-        return changed;
     }
 
     /** @brief The total bytes. */

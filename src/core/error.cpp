@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/core/error.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include <mpi.h>
 
@@ -103,6 +105,10 @@ void abortIfAsked(const char* what) noexcept
     std::fflush(stderr);
     if (worldRankOrMinusOne() >= 0)
     {
+        // The launcher forwards our stderr through a pipe; MPICH's Hydra can tear its proxies
+        // down on MPI_Abort before it has read that pipe, and the message is lost (about 1 run
+        // in 40 on a busy machine). The job is ending anyway: give the output time to leave.
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     std::abort();

@@ -82,16 +82,7 @@ void CommBufferCore::setTransport(
         fail("setTransport: the messages in flight could not be completed", where);
     }
     transport_ = std::move(transport);
-}
-
-std::size_t CommBufferCore::postedMessages() const noexcept
-{
-    return transport_ == nullptr ? 0 : transport_->postedMessages();
-}
-
-std::size_t CommBufferCore::postedBytes() const noexcept
-{
-    return transport_ == nullptr ? 0 : transport_->postedBytes();
+    postedValid_ = false; // the new transport has posted nothing
 }
 
 const std::string& CommBufferCore::emptyName() noexcept
@@ -168,6 +159,7 @@ void CommBufferCore::setNeighbours(
     direct_.assign(ranks_.size(), nullptr);
     directCount_ = 0;
     offsetsValid_ = false;
+    layoutChanged_ = true;
     const auto self = std::lower_bound(ranks_.begin(), ranks_.end(), myRank_);
     selfSlot_ =
         self != ranks_.end() && *self == myRank_ ? static_cast<int>(self - ranks_.begin()) : -1;
@@ -247,6 +239,7 @@ std::size_t CommBufferCore::claim(
             byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
         }
         offsetsValid_ = true;
+        layoutChanged_ = true;
     }
     if (directCount_ > 0)
     {
@@ -349,7 +342,30 @@ void CommBufferCore::receive(int tag, std::source_location where)
 
 void CommBufferCore::post(char* base, int tag, const std::source_location& where)
 {
+    // the usual post repeats the last one (same peers, sizes, memory): the transport is told so,
+    // and neither side gathers nor compares the messages again
+    bool unchanged = postedValid_ && !layoutChanged_ && base == postedBase_;
+    for (std::size_t k = 0; unchanged && k < direct_.size(); ++k) // sized alike once gathered
+    {
+        unchanged = direct_[k] == postedDirect_[k];
+    }
+    if (!unchanged)
+    {
+        gatherMessages(base, where);
+    }
+    if (transport_ == nullptr)
+    {
+        transport_ = makePointToPoint(comm_, isSend_);
+    }
+    postedValid_ = false; // until the transport has taken the messages
+    transport_->post(messages_, tag, persistent_, unchanged, where);
+    postedValid_ = true;
+}
+
+void CommBufferCore::gatherMessages(char* base, const std::source_location& where)
+{
     messages_.clear(); // keeps its capacity: no allocation after the first post
+    postedBytes_ = 0;
     for (std::size_t k = 0; k < ranks_.size(); ++k)
     {
         const std::size_t bytes = bytesOf(k);
@@ -367,12 +383,11 @@ void CommBufferCore::post(char* base, int tag, const std::source_location& where
         }
         void* data = direct_[k] != nullptr ? direct_[k] : base + byteOffsets_[k];
         messages_.push_back(Message { ranks_[k], data, static_cast<int>(bytes) });
+        postedBytes_ += bytes;
     }
-    if (transport_ == nullptr)
-    {
-        transport_ = makePointToPoint(comm_, isSend_);
-    }
-    transport_->post(messages_, tag, persistent_, where);
+    postedBase_ = base;
+    postedDirect_ = direct_; // same size after the first gather: no allocation
+    layoutChanged_ = false;
 }
 
 bool CommBufferCore::complete(bool isReceive, const std::source_location& where)

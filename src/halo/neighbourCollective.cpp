@@ -42,17 +42,6 @@ struct Layout
             displs[i] = static_cast<int>(static_cast<char*>(messages[i].data) - base);
         }
     }
-
-    /** @brief The total bytes. */
-    [[nodiscard]] std::size_t bytes() const noexcept
-    {
-        std::size_t total { 0 };
-        for (const int c : counts)
-        {
-            total += static_cast<std::size_t>(c);
-        }
-        return total;
-    }
 };
 
 /**
@@ -134,10 +123,14 @@ public:
         std::span<const Message> messages,
         int /*tag*/,
         bool /*persistent: a collective is started anew each time*/,
+        bool unchanged,
         const std::source_location& where
     ) override
     {
-        (isSend_ ? shared_->send : shared_->receive).set(messages);
+        if (!unchanged)
+        {
+            (isSend_ ? shared_->send : shared_->receive).set(messages);
+        }
         if (isSend_)
         {
             shared_->start(where); // the receives were recorded first (post receives, pack, send)
@@ -169,16 +162,6 @@ public:
     }
 
     bool cancel(std::string_view name) noexcept override { return shared_->complete(name); }
-
-    std::size_t postedMessages() const noexcept override
-    {
-        return (isSend_ ? shared_->send : shared_->receive).ranks.size();
-    }
-
-    std::size_t postedBytes() const noexcept override
-    {
-        return (isSend_ ? shared_->send : shared_->receive).bytes();
-    }
 
 private:
     std::shared_ptr<Shared> shared_; /**< the collective both directions share */

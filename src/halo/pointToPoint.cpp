@@ -40,6 +40,7 @@ public:
         std::span<const Message> messages,
         int tag,
         bool persistent,
+        bool unchanged,
         const std::source_location& where
     ) override
     {
@@ -47,7 +48,9 @@ public:
         {
             faultDelay(); // fault injection: a late sender
         }
-        const bool same = repeatsLastPost(messages);
+        // kept_ is the caller's last post unless a cancel emptied it
+        const bool same =
+            messages.size() == kept_.size() && (unchanged || repeatsLastPost(messages));
         if (same && persistent && persistent_ && tag == tag_)
         {
             restart(where);
@@ -119,10 +122,6 @@ public:
 
     /** @brief Completes one pending request under the time-out; false when it could not. */
     bool complete(MPI_Request& request, std::string_view name) noexcept;
-
-    std::size_t postedMessages() const noexcept override { return requests_.size(); }
-
-    std::size_t postedBytes() const noexcept override { return postedBytes_; }
 
 private:
     bool repeatsLastPost(std::span<const Message> messages) const noexcept
@@ -209,11 +208,9 @@ private:
         kept_.assign(messages.begin(), messages.end());
         requests_.assign(messages.size(), MPI_REQUEST_NULL);
         statuses_.resize(messages.size());
-        postedBytes_ = 0;
         for (std::size_t i = 0; i < kept_.size(); ++i)
         {
             start(kept_[i], tag, persistent, requests_[i], where);
-            postedBytes_ += static_cast<std::size_t>(kept_[i].bytes);
         }
         tag_ = tag;
         persistent_ = persistent;
@@ -280,7 +277,6 @@ private:
     std::vector<Message> kept_;         /**< the messages of the last post */
     std::vector<MPI_Request> requests_; /**< one per kept message */
     std::vector<MPI_Status> statuses_;  /**< statuses of the last MPI_Testall */
-    std::size_t postedBytes_ { 0 };     /**< bytes of kept_ */
     int tag_ { -1 };                    /**< tag of the requests */
     bool persistent_ { false };         /**< requests_ are persistent handles */
 };
@@ -310,7 +306,6 @@ bool PointToPoint::cancel(std::string_view name) noexcept
     requests_.clear();
     kept_.clear();
     statuses_.clear();
-    postedBytes_ = 0;
     persistent_ = false;
     return safe;
 }

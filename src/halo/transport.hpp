@@ -31,12 +31,15 @@ public:
 
     /**
      * @brief Starts @p messages with @p tag; persistent requests (set up once, restarted) when
-     * @p persistent. Nothing may be pending.
+     * @p persistent. Nothing may be pending. @p unchanged: the caller guarantees @p messages
+     * equal those of its last successful post (same peers, memory and sizes), so the transport
+     * need not compare them again.
      */
     virtual void post(
         std::span<const Message> messages,
         int tag,
         bool persistent,
+        bool unchanged,
         const std::source_location& where
     ) = 0;
 
@@ -56,12 +59,6 @@ public:
      * message could not be completed: its memory must then stay allocated.
      */
     virtual bool cancel(std::string_view name) noexcept = 0;
-
-    /** @brief MPI messages of the last post. */
-    [[nodiscard]] virtual std::size_t postedMessages() const noexcept = 0;
-
-    /** @brief Bytes of the last post. */
-    [[nodiscard]] virtual std::size_t postedBytes() const noexcept = 0;
 };
 
 /**

@@ -210,10 +210,10 @@ public:
     [[nodiscard]] bool failed() const noexcept { return failed_; }
 
     /** @brief Messages posted by the last post (MPI messages only, no self copy). */
-    [[nodiscard]] std::size_t postedMessages() const noexcept;
+    [[nodiscard]] std::size_t postedMessages() const noexcept { return messages_.size(); }
 
     /** @brief Bytes posted by the last post (MPI messages only, no self copy). */
-    [[nodiscard]] std::size_t postedBytes() const noexcept;
+    [[nodiscard]] std::size_t postedBytes() const noexcept { return postedBytes_; }
 
     /**
      * @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated
@@ -269,6 +269,9 @@ protected:
     /** @brief Posts the messages of every non-self, non-empty slot from @p base. */
     void post(char* base, int tag, const std::source_location& where);
 
+    /** @brief Gathers messages_ from the slots (in place or at @p base) and records the layout. */
+    void gatherMessages(char* base, const std::source_location& where);
+
     /** @brief Grows the host staging copy to the claim's bytes. */
     void ensureStaging();
 
@@ -306,7 +309,12 @@ protected:
     bool isSend_ { false };                      /**< direction of the last post */
     std::unique_ptr<Transport> transport_;       /**< the messages (point-to-point) */
     std::vector<Message> messages_;              /**< this post's messages (kept: no allocation) */
-    bool failed_ { false };                      /**< a message of this claim failed */
+    bool layoutChanged_ { true };     /**< ranks, counts or entry size changed since messages_ */
+    bool postedValid_ { false };      /**< the transport's last post was messages_, and it worked */
+    char* postedBase_ { nullptr };    /**< the base address messages_ was gathered for */
+    std::vector<void*> postedDirect_; /**< direct_ when messages_ was gathered */
+    std::size_t postedBytes_ { 0 };   /**< bytes of messages_ */
+    bool failed_ { false };           /**< a message of this claim failed */
 };
 
 } // namespace fieldsync::halo

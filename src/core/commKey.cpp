@@ -65,8 +65,10 @@ bool operator==(const CommKey& a, const CommKey& b)
     }
     if (a.callSite_ && b.callSite_)
     {
+        // one call site gives one file-name literal: compare the pointers before the text
         return a.where_.line() == b.where_.line() &&
-               std::strcmp(a.where_.file_name(), b.where_.file_name()) == 0;
+               (a.where_.file_name() == b.where_.file_name() ||
+                std::strcmp(a.where_.file_name(), b.where_.file_name()) == 0);
     }
     if (!a.callSite_ && !b.callSite_)
     {

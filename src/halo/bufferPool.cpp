@@ -21,12 +21,11 @@ std::pair<std::vector<int>, std::vector<std::size_t>> sizesOf(const RankSimplexC
 }
 } // namespace
 
-std::size_t BufferPool::acquire(
+std::size_t BufferPool::acquireOther(
     const mpi::SpaceOps& space,
     bool reverse,
     int backEnd,
     const void* owner,
-    std::size_t last,
     const mpi::MPIEnvironment& env,
     const RankSimplexCommMap& from,
     const RankSimplexCommMap& to
@@ -34,10 +33,6 @@ std::size_t BufferPool::acquire(
 {
     constexpr std::size_t none = static_cast<std::size_t>(-1);
     std::size_t chosen { none };
-    if (last < entries_.size() && fits(entries_[last], space, reverse, backEnd))
-    {
-        chosen = last;
-    }
     // a free buffer nobody else used first (keeps other keys' persistent requests), then any
     for (int pass = 0; pass < 2 && chosen == none; ++pass)
     {

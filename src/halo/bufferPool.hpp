@@ -39,7 +39,16 @@ public:
         const mpi::MPIEnvironment& env,
         const RankSimplexCommMap& from,
         const RankSimplexCommMap& to
-    );
+    )
+    {
+        if (last < entries_.size() && fits(entries_[last], space, reverse, backEnd)) [[likely]]
+        {
+            entries_[last].claimed = true; // the exchange's own buffer again: no search
+            entries_[last].lastOwner = owner;
+            return last;
+        }
+        return acquireOther(space, reverse, backEnd, owner, env, from, to);
+    }
 
     /** @brief The buffer of entry @p i. */
     [[nodiscard]] DuplexBuffer& operator[](std::size_t i) { return *entries_[i].buffer; }
@@ -60,6 +69,17 @@ private:
         const void* lastOwner { nullptr };      /**< exchange that used it last */
         std::unique_ptr<DuplexBuffer> buffer;   /**< the buffer */
     };
+
+    /** @brief acquire() when the last buffer does not fit: search, or grow. */
+    std::size_t acquireOther(
+        const mpi::SpaceOps& space,
+        bool reverse,
+        int backEnd,
+        const void* owner,
+        const mpi::MPIEnvironment& env,
+        const RankSimplexCommMap& from,
+        const RankSimplexCommMap& to
+    );
 
     bool fits(const Entry& e, const mpi::SpaceOps& space, bool reverse, int backEnd) const noexcept
     {

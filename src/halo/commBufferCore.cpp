@@ -207,12 +207,7 @@ void CommBufferCore::failState(
     fail(std::string(call) + ": " + why, where);
 }
 
-std::size_t CommBufferCore::claim(
-    std::string_view name,
-    const std::type_info& type,
-    std::size_t entryBytes,
-    const std::source_location& where
-)
+void CommBufferCore::failClaim(std::string_view name, const std::source_location& where) const
 {
     if (state_ != BufferState::Free)
     {
@@ -222,39 +217,30 @@ std::size_t CommBufferCore::claim(
             where
         );
     }
-    if (name.empty())
+    throw Error("communication buffer: initComm needs a non-empty name", where);
+}
+
+void CommBufferCore::setEntryBytes(std::size_t entryBytes)
+{
+    entryBytes_ = entryBytes;
+    for (std::size_t k = 0; k < ranks_.size(); ++k)
     {
-        throw Error("communication buffer: initComm needs a non-empty name", where);
+        byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
     }
-    if (name_ != name)
+    offsetsValid_ = true;
+    layoutChanged_ = true;
+}
+
+void CommBufferCore::clearDirect() noexcept
+{
+    for (void*& direct : direct_)
     {
-        name_.assign(name); // the same key claims its buffer again: usually no copy
-    }
-    type_ = &type;
-    if (entryBytes != entryBytes_ || !offsetsValid_)
-    {
-        entryBytes_ = entryBytes;
-        for (std::size_t k = 0; k < ranks_.size(); ++k)
+        if (direct != nullptr) // a store per set slot, not a memset call per claim
         {
-            byteOffsets_[k + 1] = byteOffsets_[k] + counts_[k] * entryBytes;
+            direct = nullptr;
         }
-        offsetsValid_ = true;
-        layoutChanged_ = true;
     }
-    if (directCount_ > 0)
-    {
-        for (void*& direct : direct_)
-        {
-            if (direct != nullptr) // a store per set slot, not a memset call per claim
-            {
-                direct = nullptr;
-            }
-        }
-        directCount_ = 0;
-    }
-    failed_ = false;
-    state_ = BufferState::Claimed;
-    return byteOffsets_.back();
+    directCount_ = 0;
 }
 
 void CommBufferCore::checkType(const std::type_info& type, const std::source_location& where) const
@@ -270,36 +256,22 @@ void CommBufferCore::checkType(const std::type_info& type, const std::source_loc
     }
 }
 
-void CommBufferCore::setDirect(std::size_t k, void* data, std::source_location where)
+void CommBufferCore::failSetDirect(std::size_t k, const std::source_location& where) const
 {
     if (state_ != BufferState::Claimed)
     {
         fail("setDirect: the buffer must be claimed and not started", where);
     }
-    if (k >= direct_.size())
-    {
-        fail("setDirect: neighbour slot " + std::to_string(k) + " does not exist", where);
-    }
-    directCount_ += (data != nullptr ? 1 : 0) - (direct_[k] != nullptr ? 1 : 0);
-    direct_[k] = data;
+    fail("setDirect: neighbour slot " + std::to_string(k) + " does not exist", where);
 }
 
-void CommBufferCore::claimBytes(
-    std::string_view name,
-    const std::type_info& type,
-    std::size_t entryBytes,
-    const std::source_location& where
-)
+void CommBufferCore::grow(std::size_t bytes)
 {
-    const std::size_t bytes = claim(name, type, entryBytes, where);
-    if (capacity_ < bytes)
-    {
-        space_->deallocate(storage_);
-        storage_ = nullptr;
-        capacity_ = 0;
-        storage_ = static_cast<char*>(space_->allocate(bytes, "fieldsync::commBuffer"));
-        capacity_ = bytes;
-    }
+    space_->deallocate(storage_);
+    storage_ = nullptr;
+    capacity_ = 0;
+    storage_ = static_cast<char*>(space_->allocate(bytes, "fieldsync::commBuffer"));
+    capacity_ = bytes;
 }
 
 std::span<char>

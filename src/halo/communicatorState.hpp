@@ -16,7 +16,7 @@ namespace fieldsync::halo
 /**
  * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
  * and exchanges and buffers never move). Its member functions are the steps of an exchange:
- * start = validate, begin (records the field shapes), claim, bindInPlace, post receives, pack, post
+ * start = begin, validate (records the field shapes), claim, bindInPlace, post receives, pack, post
  * sends, markStarted; finish = find, checkSameFields, waitFor, unpack, release.
  */
 class CommunicatorState
@@ -55,11 +55,19 @@ public:
     // --- start (exchangeSteps.cpp) ---
     /** @brief Starts @p fields under @p key (the whole start: the steps below). */
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
-    /** @brief Checks the fields against the maps and the op; returns values per cell. */
-    std::size_t
-    validate(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op) const;
     /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
     Exchange& begin(const CommKey& key, bool reverse);
+    /**
+     * @brief Reads each field's shape once into @p shapes and checks it against the maps and
+     * the op; returns values per cell.
+     */
+    std::size_t validate(
+        const Fields& fields,
+        const CommKey& key,
+        bool reverse,
+        ReverseOp op,
+        std::vector<FieldShape>& shapes
+    ) const;
     /** @brief Claims a pool buffer for @p exchange and sets it up for @p fields. */
     DuplexBuffer& claim(Exchange& exchange, const Fields& fields, std::size_t stride);
     /** @brief Lets contiguous neighbours go to MPI from and into the field directly. */

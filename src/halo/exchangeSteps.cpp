@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
-// run: start = validate, begin, claim, bindInPlace, post receives, packSends, post sends,
+// run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
 // markStarted; finish = checkSameFields, wait, unpackReceives, release.
 #include "communicatorState.hpp"
 
@@ -44,14 +44,9 @@ bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map)
 void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     const auto startTime = stamp();
-    const std::size_t stride = validate(fields, key, reverse, op);
     Exchange& exchange = begin(key, reverse);
+    const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
     exchange.op = op;
-    exchange.fields.resize(fields.count()); // the same count each step: no allocation
-    for (std::size_t f = 0; f < fields.count(); ++f)
-    {
-        exchange.fields[f] = fields.shape(f); // read once; the steps below use these
-    }
     DuplexBuffer& buffer = claim(exchange, fields, stride);
     double packSeconds { 0.0 };
     try
@@ -71,7 +66,11 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
 }
 
 [[gnu::always_inline]] inline std::size_t CommunicatorState::validate(
-    const Fields& fields, const CommKey& key, bool reverse, ReverseOp op
+    const Fields& fields,
+    const CommKey& key,
+    bool reverse,
+    ReverseOp op,
+    std::vector<FieldShape>& shapes
 ) const
 {
     const std::source_location& where = key.where();
@@ -83,9 +82,10 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
     );
     FIELDSYNC_CHECK_AT(fields.count() > 0, "startComm: no fields", where);
     std::size_t stride { 0 };
+    shapes.resize(fields.count()); // the same count each step: no allocation
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
-        const FieldShape shape = fields.shape(f);
+        const FieldShape& shape = shapes[f] = fields.shape(f); // read once; later steps use these
         const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
         if (largest >= 0 && static_cast<std::size_t>(largest) >= shape.cells)
         {

@@ -135,7 +135,15 @@ public:
      */
     void setDirect(
         std::size_t k, void* data, std::source_location where = std::source_location::current()
-    );
+    )
+    {
+        if (state_ != BufferState::Claimed || k >= direct_.size()) [[unlikely]]
+        {
+            failSetDirect(k, where);
+        }
+        directCount_ += (data != nullptr ? 1 : 0) - (direct_[k] != nullptr ? 1 : 0);
+        direct_[k] = data;
+    }
 
     /** @brief Whether neighbour slot @p k goes to MPI from / to the field directly. */
     [[nodiscard]] bool isDirect(std::size_t k) const noexcept { return direct_[k] != nullptr; }
@@ -161,7 +169,14 @@ public:
         const std::type_info& type,
         std::size_t entryBytes,
         const std::source_location& where
-    );
+    )
+    {
+        const std::size_t bytes = claim(name, type, entryBytes, where);
+        if (capacity_ < bytes) [[unlikely]]
+        {
+            grow(bytes);
+        }
+    }
 
     /** @brief Stages the messages through host memory (set when free or claimed). */
     void setStaging(bool staging) noexcept { staging_ = staging; }
@@ -243,7 +258,41 @@ protected:
         const std::type_info& type,
         std::size_t entryBytes,
         const std::source_location& where
-    );
+    )
+    {
+        if (state_ != BufferState::Free || name.empty()) [[unlikely]]
+        {
+            failClaim(name, where);
+        }
+        if (name_ != name)
+        {
+            name_.assign(name); // the same key claims its buffer again: usually no copy
+        }
+        type_ = &type;
+        if (entryBytes != entryBytes_ || !offsetsValid_) [[unlikely]]
+        {
+            setEntryBytes(entryBytes);
+        }
+        if (directCount_ > 0)
+        {
+            clearDirect();
+        }
+        failed_ = false;
+        state_ = BufferState::Claimed;
+        return byteOffsets_.back();
+    }
+
+    /** @brief Throws the Error of a claim of a claimed buffer or with an empty @p name. */
+    [[noreturn]] void failClaim(std::string_view name, const std::source_location& where) const;
+
+    /** @brief Sets the byte offsets for @p entryBytes per entry (a new layout). */
+    void setEntryBytes(std::size_t entryBytes);
+
+    /** @brief Clears every in-place slot. */
+    void clearDirect() noexcept;
+
+    /** @brief Replaces the bytes by @p bytes new ones (nothing in flight). */
+    void grow(std::size_t bytes);
 
     /** @brief Checks that the claimed type is @p type (by typeid). */
     void checkType(const std::type_info& type, const std::source_location& where) const;
@@ -283,6 +332,9 @@ protected:
 
     /** @brief Throws an Error naming the buffer and the call. */
     [[noreturn]] void fail(const std::string& message, const std::source_location& where) const;
+
+    /** @brief Throws the Error of a setDirect on an unclaimed buffer or a missing slot @p k. */
+    [[noreturn]] void failSetDirect(std::size_t k, const std::source_location& where) const;
 
     MPI_Comm comm_ { MPI_COMM_NULL };         /**< communicator the messages use */
     std::optional<MPIEnvironment> env_;       /**< keeps the communicator alive */

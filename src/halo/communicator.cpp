@@ -7,12 +7,31 @@
 
 #include "fieldsync/core/clock.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/broadcast.hpp"
+#include "fieldsync/mpi/gathers.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 namespace fieldsync::halo
 {
+
+bool ProfilingRegion::toolLoaded() noexcept
+{
+    return Kokkos::Profiling::profileLibraryLoaded();
+}
+
+void ProfilingRegion::push(const char* name)
+{
+    Kokkos::Profiling::pushRegion(name);
+}
+
+void ProfilingRegion::pop() noexcept
+{
+    Kokkos::Profiling::popRegion();
+}
 
 CommunicatorState::CommunicatorState(
     const mpi::MPIEnvironment& env,
@@ -22,7 +41,7 @@ CommunicatorState::CommunicatorState(
 )
     : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
       envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
-      secondsPerTick_(telemetryClock().secondsPerTick)
+      secondsPerTick_(telemetryClock().secondsPerTick), profiling_(ProfilingRegion::toolLoaded())
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -167,6 +186,7 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
 
 void CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
+    const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
     const auto startTime = stamp();
     try
     {
@@ -375,6 +395,100 @@ const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
         std::string("Communicator::stats: no ") + (reverse ? "reverse " : "") + "exchange '" +
             key.name() + "' was ever started. Keys:" + (known.empty() ? " none" : known),
         key.where()
+    );
+}
+
+std::string Communicator::statsJson(const std::source_location& where) const
+{
+    const CommunicatorState& s = state(where);
+    const auto quoted = [](const std::string& text)
+    {
+        std::string out { "\"" };
+        for (const char c : text)
+        {
+            if (c == '"' || c == '\\')
+            {
+                out.append(1, '\\').append(1, c);
+            }
+            else if (static_cast<unsigned char>(c) < 0x20)
+            {
+                char escaped[8];
+                std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
+                out.append(escaped);
+            }
+            else
+            {
+                out.append(1, c);
+            }
+        }
+        return out.append(1, '"');
+    };
+    const auto number = [](double value)
+    {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.9g", value);
+        return std::string(text);
+    };
+    std::string json { "{\"rank\": " };
+    json.append(std::to_string(s.env_.rank())).append(", \"keys\": [");
+    bool first { true };
+    for (const auto& exchange : s.exchanges_)
+    {
+        const ExchangeStats& t = exchange.stats;
+        json.append(first ? "" : ", ").append("{\"key\": ").append(quoted(exchange.key.name()));
+        json.append(", \"reverse\": ").append(exchange.reverse ? "true" : "false");
+        json.append(", \"exchanges\": ").append(std::to_string(t.exchanges));
+        json.append(", \"messages\": ").append(std::to_string(t.messages));
+        json.append(", \"bytesSent\": ").append(std::to_string(t.bytesSent));
+        json.append(", \"bytesReceived\": ").append(std::to_string(t.bytesReceived));
+        json.append(", \"packSeconds\": ").append(number(t.packSeconds));
+        json.append(", \"postSeconds\": ").append(number(t.postSeconds));
+        json.append(", \"waitSeconds\": ").append(number(t.waitSeconds));
+        json.append(", \"unpackSeconds\": ").append(number(t.unpackSeconds)).append("}");
+        first = false;
+    }
+    return json.append("]}");
+}
+
+void Communicator::writeStats(const std::string& path, const std::source_location& where) const
+{
+    const CommunicatorState& s = state(where);
+    const std::string mine = statsJson(where);
+    const MPI_Comm comm = s.env_.comm();
+    const int me = s.env_.rank();
+    const int size = s.env_.sizeRank();
+    std::vector<int> lengths(static_cast<std::size_t>(size));
+    const int length = static_cast<int>(mine.size());
+    mpi::allGather(std::span(&length, 1), lengths, comm, {}, where); // gatherV reads them all
+    int total { 0 };
+    for (const int l : lengths)
+    {
+        total += l;
+    }
+    std::vector<char> all(me == 0 ? static_cast<std::size_t>(total) : 0);
+    mpi::gatherV(std::span(mine.data(), mine.size()), all, lengths, 0, comm, {}, where);
+    int written { 1 };
+    if (me == 0)
+    {
+        std::FILE* file = std::fopen(path.c_str(), "w");
+        written = file != nullptr ? 1 : 0;
+        std::size_t offset { 0 };
+        for (int r = 0; file != nullptr && r < size; ++r)
+        {
+            std::fputs(r == 0 ? "{\"ranks\": [\n  " : ",\n  ", file);
+            const auto l = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
+            std::fwrite(all.data() + offset, 1, l, file);
+            offset += l;
+        }
+        if (file != nullptr)
+        {
+            std::fputs("\n]}\n", file);
+            written = std::fclose(file) == 0 ? 1 : 0;
+        }
+    }
+    mpi::broadcast(std::span(&written, 1), 0, comm, {}, where);
+    FIELDSYNC_CHECK_AT(
+        written == 1, "Communicator::writeStats: rank 0 could not write '" + path + "'", where
     );
 }
 

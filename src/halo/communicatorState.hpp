@@ -14,6 +14,42 @@ namespace fieldsync::halo
 {
 
 /**
+ * @brief A Kokkos profiling region (Kokkos Tools, Nsight) for the lifetime of the object, when
+ * @p on: pushed at construction, popped at destruction (also when an Error leaves the step).
+ */
+class ProfilingRegion
+{
+public:
+    ProfilingRegion(bool on, const char* name) : on_(on)
+    {
+        if (on_) [[unlikely]]
+        {
+            push(name);
+        }
+    }
+    ~ProfilingRegion()
+    {
+        if (on_) [[unlikely]]
+        {
+            pop();
+        }
+    }
+    ProfilingRegion(const ProfilingRegion&) = delete;
+    ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+    ProfilingRegion(ProfilingRegion&&) = delete;
+    ProfilingRegion& operator=(ProfilingRegion&&) = delete;
+
+    /** @brief Whether a Kokkos tool is loaded (regions are worth naming). */
+    static bool toolLoaded() noexcept;
+
+private:
+    static void push(const char* name);
+    static void pop() noexcept;
+
+    bool on_; /**< a region was pushed */
+};
+
+/**
  * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
  * and exchanges and buffers never move). Its member functions are the steps of an exchange:
  * start = begin, validate (records the field shapes), claim, bindInPlace, post receives, pack, post
@@ -146,6 +182,7 @@ public:
     std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
     bool tsc_ { false };                              /**< stamps read the time-stamp counter */
     double secondsPerTick_ { 1e-9 };                  /**< seconds per stamp tick */
+    bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
 };
 
 } // namespace fieldsync::halo

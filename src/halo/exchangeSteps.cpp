@@ -43,6 +43,7 @@ bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map)
 
 void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
+    const ProfilingRegion region(profiling_, "fieldsync::halo::post");
     const auto startTime = stamp();
     Exchange& exchange = begin(key, reverse);
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
@@ -239,6 +240,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
         fields.fence(); // MPI reads the field in place: the field's kernels must be done
         return 0.0;
     }
+    const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
     const auto packStart = stamp();
     const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
@@ -317,7 +319,11 @@ void CommunicatorState::finish(
     DuplexBuffer& buffer = pool_[exchange.buffer];
     wait(exchange, where);
     const auto unpackStart = stamp();
-    const bool unpacked = unpackReceives(exchange, buffer, fields);
+    bool unpacked { false };
+    {
+        const ProfilingRegion region(profiling_, "fieldsync::halo::unpack");
+        unpacked = unpackReceives(exchange, buffer, fields);
+    }
     buffer.finaliseComm(where);
     release(exchange);
     if (unpacked) // all in place: nothing to unpack, and no clock read for the release

@@ -9,6 +9,13 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync_test/countingAllocator.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
 using fieldsync::halo::Communicator;
 using fieldsync::test::Shape;
 namespace mpi = fieldsync::mpi;
@@ -216,4 +223,111 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
             }
         }
     }
+}
+
+namespace
+{
+std::vector<std::string>& regionLog()
+{
+    static std::vector<std::string> log;
+    return log;
+}
+void recordPush(const char* name)
+{
+    regionLog().emplace_back(name);
+}
+void recordPop()
+{
+    regionLog().emplace_back("pop");
+}
+} // namespace
+
+TEST_CASE("A Kokkos tool sees the pack, post, wait and unpack regions of an exchange")
+{
+    const mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    // a tool loaded before the Communicator is made (as KOKKOS_TOOLS_LIBS loads one at
+    // Kokkos::initialize): here the callbacks a tool would register
+    Kokkos::Tools::Experimental::set_push_region_callback(recordPush);
+    Kokkos::Tools::Experimental::set_pop_region_callback(recordPop);
+    {
+        // scattered ghosts: packed and unpacked through the buffer, never in place
+        const auto setup = fieldsync::test::makeSetup(me, n, Shape::Ring, 5, 12, true);
+        Communicator comm(env, setup.send, setup.receive);
+        View1 field("field", static_cast<std::size_t>(setup.nLocal));
+        regionLog().clear();
+        comm.startComm(field);
+        comm.finaliseComm(field);
+    }
+    Kokkos::Tools::Experimental::set_push_region_callback(nullptr);
+    Kokkos::Tools::Experimental::set_pop_region_callback(nullptr);
+    const std::vector<std::string> expected { "fieldsync::halo::post",
+                                              "fieldsync::halo::pack",
+                                              "pop",
+                                              "pop",
+                                              "fieldsync::halo::wait",
+                                              "pop",
+                                              "fieldsync::halo::unpack",
+                                              "pop" };
+    if (n > 1) // one rank has no ghosts: nothing to pack
+    {
+        REQUIRE(regionLog() == expected);
+    }
+    else
+    {
+        REQUIRE(regionLog().front() == "fieldsync::halo::post");
+        REQUIRE(
+            std::count(regionLog().begin(), regionLog().end(), "pop") * 2 ==
+            static_cast<std::ptrdiff_t>(regionLog().size())
+        );
+    }
+}
+
+TEST_CASE("The telemetry as JSON: this rank's keys, and every rank's in one file")
+{
+    const mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    const auto setup = fieldsync::test::makeSetup(me, n, Shape::Ring, 9, 12, false);
+    const Expected e = expectedFor(me, n, Shape::Ring, 9);
+    Communicator comm(env, setup.send, setup.receive);
+    View1 field("field", static_cast<std::size_t>(setup.nLocal));
+    const fieldsync::CommKey key { "json \"quoted\"\\key" };
+    for (int step = 0; step < 3; ++step)
+    {
+        comm.startComm(field, key);
+        comm.finaliseComm(field, key);
+    }
+    const std::string json = comm.statsJson();
+    const std::string head = "{\"rank\": " + std::to_string(me) +
+                             ", \"keys\": [{\"key\": \"json \\\"quoted\\\"\\\\key\", "
+                             "\"reverse\": false, \"exchanges\": 3, \"messages\": " +
+                             std::to_string(3 * (e.sends + e.receives)) +
+                             ", \"bytesSent\": " + std::to_string(3 * e.cellsSent * 8) +
+                             ", \"bytesReceived\": " + std::to_string(3 * e.cellsReceived * 8) +
+                             ", \"packSeconds\": ";
+    REQUIRE(json.substr(0, head.size()) == head);
+    REQUIRE(json.substr(json.size() - 3) == "}]}");
+
+    const std::string path = "fieldsync_stats_test.json";
+    comm.writeStats(path);
+    if (me == 0)
+    {
+        std::ifstream in(path);
+        const std::string text((std::istreambuf_iterator<char>(in)), {});
+        REQUIRE(text.rfind("{\"ranks\": [\n  {\"rank\": 0, ", 0) == 0);
+        for (int r = 0; r < n; ++r)
+        {
+            REQUIRE(
+                text.find("{\"rank\": " + std::to_string(r) + ", \"keys\"") != std::string::npos
+            );
+        }
+        REQUIRE(text.find(json) != std::string::npos); // rank 0's own object, unchanged
+        std::remove(path.c_str());
+    }
+    REQUIRE_THROWS_WITH(
+        comm.writeStats("/nonexistent-directory/stats.json"),
+        Catch::Contains("rank 0 could not write '/nonexistent-directory/stats.json'")
+    );
 }

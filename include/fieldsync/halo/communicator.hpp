@@ -385,6 +385,24 @@ public:
     void resetStats() noexcept;
 
     /**
+     * @brief This rank's telemetry of every key as one JSON object: `{"rank": r, "keys": [{"key":
+     * name, "reverse": bool, "exchanges", "messages", "bytesSent", "bytesReceived",
+     * "packSeconds", "postSeconds", "waitSeconds", "unpackSeconds"}, ...]}` (keys in the order
+     * of their first start).
+     */
+    [[nodiscard]] std::string
+    statsJson(const std::source_location& where = std::source_location::current()) const;
+
+    /**
+     * @brief Collective over the Communicator's ranks: rank 0 writes `{"ranks": [statsJson() of
+     * rank 0, of rank 1, ...]}` to @p path (replacing it).
+     * @throws Error on every rank when rank 0 cannot write the file.
+     */
+    void writeStats(
+        const std::string& path, const std::source_location& where = std::source_location::current()
+    ) const;
+
+    /**
      * @brief Times pack, post, wait and unpack (the default) or not: the times cost four to six
      * reads of the telemetry clock (core/clock.hpp) per exchange; the counters are always kept.
      */

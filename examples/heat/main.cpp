@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
-// fieldsync-heat: explicit finite-volume diffusion on an unstructured triangle mesh, split over
-// the MPI ranks with METIS, ghost cells kept in step by fieldsync's Communicator, and checked
-// at the end against a serial run of the same scheme (bitwise).
+// fieldsync-heat: explicit finite-volume diffusion on an unstructured mesh (2-D triangles or
+// 3-D hexahedra / tetrahedra) generated in parallel, split over the MPI ranks with METIS or
+// PT-Scotch, ghost cells kept in step by fieldsync's Communicator, and checked at the end
+// against a serial run of the same scheme (bitwise).
 //
-//   mpiexec -n 4 fieldsync-heat [--nx N] [--ny N] [--steps S] [--check-every K] [--seed S]
-//                               [--mesh file.msh] [--vtk DIR] [--no-inplace] [--no-verify]
+//   mpiexec -n 4 fieldsync-heat [--shape tri|hex|tet] [--nx N] [--ny N] [--nz N] [--seed S]
+//                               [--mesh file.msh] [--partitioner metis|ptscotch|slab]
+//                               [--steps S] [--check-every K] [--vtk DIR] [--no-inplace]
+//                               [--no-verify]
+#include "gridMesh.hpp"
 #include "heatSolver.hpp"
 #include "triMesh.hpp"
 
@@ -19,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 
 using namespace fieldsync;
@@ -29,8 +34,11 @@ namespace
 
 struct Arguments
 {
-    int nx { 400 };
-    int ny { 400 };
+    int nx { 0 }; /**< 0: 400 for triangles, 40 for 3-D shapes */
+    int ny { 0 }; /**< 0: as nx */
+    int nz { 0 }; /**< 0: as nx (3-D shapes) */
+    std::string shape { "tri" };
+    std::string partitioner { "metis" };
     std::uint64_t seed { 2024 };
     std::string mesh;
     std::string vtk;
@@ -55,6 +63,12 @@ Arguments parse(int argc, char** argv)
             a.nx = std::stoi(value());
         else if (arg == "--ny")
             a.ny = std::stoi(value());
+        else if (arg == "--nz")
+            a.nz = std::stoi(value());
+        else if (arg == "--shape")
+            a.shape = value();
+        else if (arg == "--partitioner")
+            a.partitioner = value();
         else if (arg == "--steps")
             a.options.steps = std::stoi(value());
         else if (arg == "--check-every")
@@ -73,29 +87,58 @@ Arguments parse(int argc, char** argv)
         {
             throw Error(
                 "fieldsync-heat: unknown option '" + arg +
-                "' (options: --nx --ny --steps --check-every --seed --mesh --vtk --no-inplace "
-                "--no-verify)"
+                "' (options: --shape --nx --ny --nz --seed --mesh --partitioner --steps "
+                "--check-every --vtk --no-inplace --no-verify)"
             );
         }
     }
+    FIELDSYNC_CHECK(
+        a.shape == "tri" || a.shape == "hex" || a.shape == "tet",
+        "fieldsync-heat: --shape must be tri, hex or tet, got '" + a.shape + "'"
+    );
+    if (a.partitioner == "metis")
+        a.options.partitioner = heat::PartitionerKind::Metis;
+    else if (a.partitioner == "ptscotch")
+        a.options.partitioner = heat::PartitionerKind::PtScotch;
+    else if (a.partitioner == "slab")
+        a.options.partitioner = heat::PartitionerKind::Slab;
+    else
+        throw Error(
+            "fieldsync-heat: --partitioner must be metis, ptscotch or slab, got '" + a.partitioner +
+            "'"
+        );
+    a.nx = a.nx > 0 ? a.nx : (a.shape == "tri" ? 400 : 40);
+    a.ny = a.ny > 0 ? a.ny : a.nx;
+    a.nz = a.shape == "tri" ? 1 : (a.nz > 0 ? a.nz : a.nx);
     return a;
+}
+
+/** @brief The mesh the arguments ask for. */
+std::unique_ptr<heat::MeshSource> makeSource(const Arguments& a)
+{
+    if (!a.mesh.empty())
+    {
+        return std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(a.mesh));
+    }
+    const heat::CellShape shape { a.shape == "tri"   ? heat::CellShape::Triangle
+                                  : a.shape == "hex" ? heat::CellShape::Hexahedron
+                                                     : heat::CellShape::Tetrahedron };
+    return std::make_unique<heat::GridMesh>(shape, a.nx, a.ny, a.nz, a.seed);
 }
 
 /** @brief One .vtu per rank (its owned cells, with rank, global id and u) and a .pvtu on 0. */
 void writeVtk(
     const std::string& dir,
     const mpi::MPIEnvironment& env,
-    const heat::TriMesh& mesh,
-    const HaloLayout& layout,
+    const heat::MeshPiece& piece,
     const std::vector<double>& u
 )
 {
     std::filesystem::create_directories(dir);
     std::map<std::int64_t, std::size_t> points;
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        for (const std::int64_t n :
-             mesh.triangles()[static_cast<std::size_t>(layout.globalIds()[i])])
+        for (const std::int64_t n : piece.nodes(i))
         {
             points.emplace(n, 0);
         }
@@ -105,49 +148,58 @@ void writeVtk(
     {
         entry.second = next++;
     }
-    const std::string name { "heat_" + std::to_string(env.rank()) + ".vtu" };
+    std::vector<heat::Point> coordinates(points.size());
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
+    {
+        for (std::size_t k { 0 }; k < piece.nodes(i).size(); ++k)
+        {
+            coordinates[points.at(piece.nodes(i)[k])] = piece.points(i)[k];
+        }
+    }
+    std::string name { "heat_" };
+    name.append(std::to_string(env.rank())).append(".vtu");
     std::ofstream out(dir + "/" + name);
     FIELDSYNC_CHECK(out.good(), "fieldsync-heat: cannot write " + dir + "/" + name);
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\">\n"
         << "<UnstructuredGrid><Piece NumberOfPoints=\"" << points.size() << "\" NumberOfCells=\""
-        << layout.nOwned() << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+        << piece.nCells() << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
         << "format=\"ascii\">\n";
-    for (const auto& [node, index] : points)
+    for (const heat::Point& p : coordinates)
     {
-        const auto& p = mesh.nodes()[static_cast<std::size_t>(node)];
-        out << p[0] << ' ' << p[1] << " 0\n";
+        out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
     }
     out << "</DataArray></Points>\n<Cells><DataArray type=\"Int64\" Name=\"connectivity\" "
         << "format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        for (const std::int64_t n :
-             mesh.triangles()[static_cast<std::size_t>(layout.globalIds()[i])])
+        for (const std::int64_t n : piece.nodes(i))
         {
             out << points.at(n) << ' ';
         }
         out << '\n';
     }
     out << "</DataArray><DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-    for (std::size_t i { 1 }; i <= layout.nOwned(); ++i)
+    std::size_t offset { 0 };
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        out << 3 * i << '\n';
+        offset += piece.nodes(i).size();
+        out << offset << '\n';
     }
     out << "</DataArray><DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        out << "5\n";
+        out << heat::vtkType(piece.shape(i)) << '\n';
     }
     out << "</DataArray></Cells>\n<CellData Scalars=\"rank\">\n"
         << "<DataArray type=\"Int32\" Name=\"rank\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
         out << env.rank() << '\n';
     }
     out << "</DataArray><DataArray type=\"Int64\" Name=\"globalId\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (const GlobalIndex id : piece.ids())
     {
-        out << layout.globalIds()[i] << '\n';
+        out << id << '\n';
     }
     out << "</DataArray><DataArray type=\"Float64\" Name=\"u\" format=\"ascii\">\n";
     for (const double v : u)
@@ -178,7 +230,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     const auto& layout = run.layout;
     const double n { std::max(1, s.exchanges) * 1.0 };
     const double hidden { s.exchanges > 0 ? s.hiddenExchanges / n : 0.0 };
-    constexpr int fields { 10 };
+    constexpr int fields { 11 };
     const double mine[fields] {
         static_cast<double>(layout.nOwned()),
         static_cast<double>(layout.nGhost()),
@@ -190,6 +242,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         s.unpack,
         hidden,
         s.total,
+        static_cast<double>(run.peakKiB),
     };
     std::vector<double> all(
         env.rank() == 0 ? static_cast<std::size_t>(fields * env.sizeRank()) : 0
@@ -209,6 +262,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     );
     double sum[fields] {};
     double maximum[fields] {};
+    double minimum10 { all[10] };
     for (int r { 0 }; r < env.sizeRank(); ++r)
     {
         const double* v { &all[static_cast<std::size_t>(r * fields)] };
@@ -230,6 +284,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
             sum[f] += v[f];
             maximum[f] = std::max(maximum[f], v[f]);
         }
+        minimum10 = std::min(minimum10, v[10]);
     }
     const double exchange { sum[5] + sum[6] + sum[7] };
     std::printf(
@@ -245,44 +300,45 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         exchange > 0 ? 100.0 * sum[7] / exchange : 0.0,
         100.0 * sum[8] / env.sizeRank()
     );
+    std::printf(
+        "partition: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"
+        "peak resident memory per rank (VmHWM after the time loop): max %.1f MiB, mean %.1f MiB, "
+        "min %.1f MiB\n",
+        static_cast<long long>(run.edgeCut),
+        run.imbalance,
+        maximum[10] / 1024.0,
+        sum[10] / 1024.0 / env.sizeRank(),
+        minimum10 / 1024.0
+    );
 }
 
 int run(int argc, char** argv)
 {
     const mpi::MPIEnvironment env;
     const Arguments args { parse(argc, argv) };
-    const auto meshStart = std::chrono::steady_clock::now();
-    // every rank makes (or reads) the whole mesh: this example keeps geometry global and
-    // distributes the cells; the halo itself is built without any global array.
-    const heat::TriMesh mesh { args.mesh.empty()
-                                   ? heat::TriMesh::generate(args.nx, args.ny, args.seed)
-                                   : heat::TriMesh::readGmsh(args.mesh) };
+    // each rank makes only its own cells (the Gmsh reader still reads the whole file)
+    const std::unique_ptr<heat::MeshSource> source { makeSource(args) };
     if (env.rank() == 0)
     {
         std::printf(
-            "fieldsync-heat: explicit FV diffusion, %zu triangles (%s), %d steps, %d ranks, "
-            "halo receive in place: %s\n",
-            mesh.nCells(),
-            args.mesh.empty() ? ("generated " + std::to_string(args.nx) + "x" +
-                                 std::to_string(args.ny) + ", seed " + std::to_string(args.seed))
-                                    .c_str()
-                              : args.mesh.c_str(),
+            "fieldsync-heat: explicit FV diffusion, %lld cells (%s), %d steps, %d ranks, "
+            "partitioner %s, halo receive in place: %s\n",
+            static_cast<long long>(source->nCells()),
+            source->describe().c_str(),
             args.options.steps,
             env.sizeRank(),
+            args.partitioner.c_str(),
             args.options.inPlace ? "on" : "off"
-        );
-        std::printf(
-            "  mesh ready in %.2f s; partitioning with METIS on rank 0, halo by NBX\n",
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - meshStart).count()
         );
     }
     heat::HeatOptions options { args.options };
     options.verbose = true;
-    const heat::DistributedRun result { heat::solveDistributed(env, mesh, options) };
+    options.gather = args.verify;
+    const heat::DistributedRun result { heat::solveDistributed(env, *source, options) };
     summary(env, result);
     if (!args.vtk.empty())
     {
-        writeVtk(args.vtk, env, mesh, result.layout, result.owned);
+        writeVtk(args.vtk, env, result.piece, result.owned);
         if (env.rank() == 0)
         {
             std::printf(
@@ -294,7 +350,7 @@ int run(int argc, char** argv)
     int status { 0 };
     if (args.verify && env.rank() == 0)
     {
-        const std::vector<double> serial { heat::solveSerial(mesh, result.dt, options) };
+        const std::vector<double> serial { heat::solveSerial(*source, result.dt, options) };
         double maxDiff { 0.0 };
         std::size_t differing { 0 };
         for (std::size_t c { 0 }; c < serial.size(); ++c)

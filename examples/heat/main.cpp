@@ -4,17 +4,17 @@
 // PT-Scotch, ghost cells kept in step by fieldsync's Communicator, and checked at the end
 // against a serial run of the same scheme (bitwise).
 //
-//   mpiexec -n 4 fieldsync-heat [--shape tri|hex|tet] [--nx N] [--ny N] [--nz N] [--seed S]
-//                               [--mesh file.msh] [--partitioner metis|ptscotch|slab]
-//                               [--steps S] [--check-every K] [--vtk DIR] [--no-inplace]
-//                               [--no-verify]
+//   mpiexec -n 4 fieldsync-heat [options]      (fieldsync-heat --help lists them)
 #include "gridMesh.hpp"
 #include "heatSolver.hpp"
 #include "triMesh.hpp"
 
+#include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -32,85 +32,109 @@ using namespace fieldsync::partition;
 namespace
 {
 
+/** @brief The command line; what CLI11 parses into. */
 struct Arguments
 {
-    int nx { 0 }; /**< 0: 400 for triangles, 40 for 3-D shapes */
-    int ny { 0 }; /**< 0: as nx */
-    int nz { 0 }; /**< 0: as nx (3-D shapes) */
-    std::string shape { "tri" };
-    std::string partitioner { "metis" };
-    std::uint64_t seed { 2024 };
-    std::string mesh;
-    std::string vtk;
-    bool verify { true };
-    heat::HeatOptions options;
+    int nx { 0 };                        /**< 0: 400 for triangles, 40 for 3-D shapes */
+    int ny { 0 };                        /**< 0: as nx */
+    int nz { 0 };                        /**< 0: as nx (3-D shapes) */
+    std::string shape { "tri" };         /**< tri, hex or tet */
+    std::string partitioner { "metis" }; /**< metis, ptscotch or slab */
+    std::uint64_t seed { 2024 };         /**< generated mesh's seed */
+    std::string mesh;                    /**< Gmsh file instead of a generated mesh */
+    std::string vtk;                     /**< VTK output folder */
+    bool verify { true };                /**< compare with a serial run */
+    heat::HeatOptions options;           /**< the solver's settings */
 };
 
-Arguments parse(int argc, char** argv)
+/** @brief The options of fieldsync-heat, declared once for parsing and for --help. */
+void declareOptions(CLI::App& app, Arguments& a)
 {
-    Arguments a;
-    a.options.steps = 2000;
-    a.options.checkEvery = 500;
-    for (int i { 1 }; i < argc; ++i)
-    {
-        const std::string arg { argv[i] };
-        const auto value = [&]() -> std::string
-        {
-            FIELDSYNC_CHECK(i + 1 < argc, "fieldsync-heat: " + arg + " needs a value");
-            return argv[++i];
-        };
-        if (arg == "--nx")
-            a.nx = std::stoi(value());
-        else if (arg == "--ny")
-            a.ny = std::stoi(value());
-        else if (arg == "--nz")
-            a.nz = std::stoi(value());
-        else if (arg == "--shape")
-            a.shape = value();
-        else if (arg == "--partitioner")
-            a.partitioner = value();
-        else if (arg == "--steps")
-            a.options.steps = std::stoi(value());
-        else if (arg == "--check-every")
-            a.options.checkEvery = std::stoi(value());
-        else if (arg == "--seed")
-            a.seed = std::stoull(value());
-        else if (arg == "--mesh")
-            a.mesh = value();
-        else if (arg == "--vtk")
-            a.vtk = value();
-        else if (arg == "--no-inplace")
-            a.options.inPlace = false;
-        else if (arg == "--no-verify")
-            a.verify = false;
-        else
-        {
-            throw Error(
-                "fieldsync-heat: unknown option '" + arg +
-                "' (options: --shape --nx --ny --nz --seed --mesh --partitioner --steps "
-                "--check-every --vtk --no-inplace --no-verify)"
-            );
-        }
-    }
-    FIELDSYNC_CHECK(
-        a.shape == "tri" || a.shape == "hex" || a.shape == "tet",
-        "fieldsync-heat: --shape must be tri, hex or tet, got '" + a.shape + "'"
+    app.add_option("--shape", a.shape, "cell shape: tri (2-D triangles), hex or tet (3-D)")
+        ->check(CLI::IsMember({ "tri", "hex", "tet" }))
+        ->capture_default_str();
+    app.add_option("--nx", a.nx, "cells along x (default 400 for tri, 40 for hex/tet)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--ny", a.ny, "cells along y (default: as --nx)")->check(CLI::PositiveNumber);
+    app.add_option("--nz", a.nz, "cells along z, hex/tet only (default: as --nx)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seed", a.seed, "seed of the generated mesh")->capture_default_str();
+    app.add_option(
+           "--mesh", a.mesh, "Gmsh 4.1 ASCII file (its triangles) instead of a generated mesh"
+    )
+        ->check(CLI::ExistingFile);
+    std::string partitioners { "how cells are split over the ranks: metis (graph on rank 0), " };
+    partitioners.append("ptscotch (distributed graph");
+    partitioners.append(FIELDSYNC_HAVE_PTSCOTCH ? ")" : "; not in this build)");
+    partitioners.append(" or slab (the slabs each rank generated)");
+    app.add_option("--partitioner", a.partitioner, partitioners)
+        ->check(CLI::IsMember({ "metis", "ptscotch", "slab" }))
+        ->capture_default_str();
+    app.add_option("--steps", a.options.steps, "time steps")->capture_default_str();
+    app.add_option("--check-every", a.options.checkEvery, "global check every K steps (0: never)")
+        ->capture_default_str();
+    app.add_option("--vtk", a.vtk, "write heat.pvtu and one .vtu per rank into this folder");
+    app.add_flag_function(
+        "--no-inplace",
+        [&a](std::int64_t) { a.options.inPlace = false; },
+        "packed halo receives instead of receiving straight into the field"
     );
-    if (a.partitioner == "metis")
-        a.options.partitioner = heat::PartitionerKind::Metis;
-    else if (a.partitioner == "ptscotch")
-        a.options.partitioner = heat::PartitionerKind::PtScotch;
-    else if (a.partitioner == "slab")
-        a.options.partitioner = heat::PartitionerKind::Slab;
-    else
-        throw Error(
-            "fieldsync-heat: --partitioner must be metis, ptscotch or slab, got '" + a.partitioner +
-            "'"
-        );
+    app.add_flag_function(
+        "--no-verify", [&a](std::int64_t) { a.verify = false; }, "skip the serial comparison"
+    );
+    app.footer(
+        "Kokkos options (--kokkos-...) are passed to Kokkos. Run under mpiexec, for example\n"
+        "  mpiexec -n 4 fieldsync-heat --shape hex --partitioner ptscotch"
+    );
+}
+
+/** @brief Fills in the sizes left at 0 and the partitioner kind. */
+void complete(Arguments& a)
+{
     a.nx = a.nx > 0 ? a.nx : (a.shape == "tri" ? 400 : 40);
     a.ny = a.ny > 0 ? a.ny : a.nx;
     a.nz = a.shape == "tri" ? 1 : (a.nz > 0 ? a.nz : a.nx);
-    return a;
+    a.options.partitioner = a.partitioner == "metis"      ? heat::PartitionerKind::Metis
+                            : a.partitioner == "ptscotch" ? heat::PartitionerKind::PtScotch
+                                                          : heat::PartitionerKind::Slab;
+    FIELDSYNC_CHECK(
+        FIELDSYNC_HAVE_PTSCOTCH || a.options.partitioner != heat::PartitionerKind::PtScotch,
+        "fieldsync-heat: --partitioner ptscotch: this build has no PT-Scotch "
+        "(FIELDSYNC_WITH_PTSCOTCH=OFF)"
+    );
+}
+
+/**
+ * @brief Parses the command line before MPI and Kokkos start (so --help prints only this
+ * program's options). Returns the exit code when the program should stop (help: 0, bad
+ * option: 106, CLI11's code), or -1 to go on.
+ */
+int parse(int argc, char** argv, Arguments& a)
+{
+    a.options.steps = 2000;
+    a.options.checkEvery = 500;
+    CLI::App app { "fieldsync-heat: explicit finite-volume diffusion on an unstructured mesh "
+                   "made in parallel, halo kept by fieldsync, checked against a serial run "
+                   "(bitwise)" };
+    declareOptions(app, a);
+    app.allow_extras(); // the Kokkos options; anything else is refused below
+    try
+    {
+        app.parse(argc, argv);
+        for (const std::string& extra : app.remaining())
+        {
+            if (extra.rfind("--kokkos", 0) != 0)
+            {
+                throw CLI::ExtrasError({ extra });
+            }
+        }
+    }
+    catch (const CLI::ParseError& e)
+    {
+        return app.exit(e);
+    }
+    complete(a);
+    return -1;
 }
 
 /** @brief The mesh the arguments ask for. */
@@ -312,10 +336,9 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     );
 }
 
-int run(int argc, char** argv)
+int run(const Arguments& args)
 {
     const mpi::MPIEnvironment env;
-    const Arguments args { parse(argc, argv) };
     // each rank makes only its own cells (the Gmsh reader still reads the whole file)
     const std::unique_ptr<heat::MeshSource> source { makeSource(args) };
     if (env.rank() == 0)
@@ -381,10 +404,24 @@ int run(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    Arguments args;
+    try
+    {
+        const int stop { parse(argc, argv, args) };
+        if (stop >= 0)
+        {
+            return stop;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
     mpi::MPIInit init(argc, argv);
     try
     {
-        return run(argc, argv);
+        return run(args);
     }
     catch (const std::exception& e)
     {

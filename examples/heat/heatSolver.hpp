@@ -118,7 +118,7 @@ struct DistributedRun
 {
     HaloLayout layout;            /**< this rank's cells */
     std::vector<double> owned;    /**< final owned values, layout order */
-    std::vector<double> gathered; /**< the whole field by global id (root only) */
+    std::vector<double> gathered; /**< the whole field by global id (root, options.gather) */
     MeshPiece piece;              /**< this rank's owned cells with their geometry */
     HeatStats stats;              /**< this rank's timings */
     double dt { 0 };              /**< the time step used */

@@ -10,6 +10,7 @@ packages=(
     openmpi-bin libopenmpi-dev
     mpich libmpich-dev
     catch2 libspdlog-dev libmetis-dev
+    libptscotch-dev libcli11-dev
 )
 
 missing=()

@@ -3,14 +3,25 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/partition/distributedGraph.hpp"
+#include "fieldsync/config.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
+#include "fieldsync/partition/partition.hpp"
+#if FIELDSYNC_HAVE_METIS
+#include "fieldsync/partition/metisPartitioner.hpp"
+#endif
+#if FIELDSYNC_HAVE_PTSCOTCH
+#include "fieldsync/partition/ptScotchPartitioner.hpp"
+#endif
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 namespace fieldsync::heat
@@ -25,12 +36,19 @@ double seconds(Clock::time_point since)
     return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
-/** @brief The initial temperature at (x, y): a hot spot on a smooth background. */
-double initial(double x, double y)
+/** @brief The initial temperature at @p p: a hot spot on a smooth background. */
+double initial(const Point& p, int dim)
 {
-    const double dx { x - 0.3 };
-    const double dy { y - 0.6 };
-    return std::exp(-(dx * dx + dy * dy) / 0.01) + 0.5 * std::sin(M_PI * x) * std::sin(M_PI * y);
+    const double dx { p[0] - 0.3 };
+    const double dy { p[1] - 0.6 };
+    if (dim == 2)
+    {
+        return std::exp(-(dx * dx + dy * dy) / 0.01) +
+               0.5 * std::sin(M_PI * p[0]) * std::sin(M_PI * p[1]);
+    }
+    const double dz { p[2] - 0.5 };
+    return std::exp(-(dx * dx + dy * dy + dz * dz) / 0.01) +
+           0.5 * std::sin(M_PI * p[0]) * std::sin(M_PI * p[1]) * std::sin(M_PI * p[2]);
 }
 
 Kokkos::View<LocalIndex*> toView(const char* name, std::span<const LocalIndex> cells)
@@ -46,14 +64,20 @@ Kokkos::View<LocalIndex*> toView(const char* name, std::span<const LocalIndex> c
 }
 } // namespace
 
-HeatSolver::HeatSolver(const TriMesh& mesh, const HaloLayout& layout)
+HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
     : nOwned_(layout.nOwned()), u_("heat::u", layout.nLocal()),
-      uNew_("heat::uNew", layout.nLocal()), area_("heat::area", layout.nOwned()),
-      faceCell_("heat::faceCell", 3 * layout.nOwned()),
-      faceCoefficient_("heat::faceCoefficient", 3 * layout.nOwned()),
+      uNew_("heat::uNew", layout.nLocal()), volume_("heat::volume", layout.nOwned()),
+      faceOffsets_("heat::faceOffsets", layout.nOwned() + 1),
+      faceCell_("heat::faceCell", piece.faceNeighbours().size()),
+      faceCoefficient_("heat::faceCoefficient", piece.faceNeighbours().size()),
       interior_(toView("heat::interior", layout.interiorCells())),
       boundary_(toView("heat::boundary", layout.boundaryCells()))
 {
+    FIELDSYNC_CHECK(
+        piece.nCells() == layout.nOwned(),
+        "HeatSolver: the mesh piece has " + std::to_string(piece.nCells()) +
+            " cells, the layout owns " + std::to_string(layout.nOwned())
+    );
     std::unordered_map<GlobalIndex, LocalIndex> local;
     local.reserve(layout.nLocal());
     for (std::size_t i { 0 }; i < layout.nLocal(); ++i)
@@ -61,33 +85,40 @@ HeatSolver::HeatSolver(const TriMesh& mesh, const HaloLayout& layout)
         local.emplace(layout.globalIds()[i], static_cast<LocalIndex>(i));
     }
     auto u = Kokkos::create_mirror_view(u_);
-    auto area = Kokkos::create_mirror_view(area_);
+    auto volume = Kokkos::create_mirror_view(volume_);
+    auto offsets = Kokkos::create_mirror_view(faceOffsets_);
     auto faceCell = Kokkos::create_mirror_view(faceCell_);
     auto coefficient = Kokkos::create_mirror_view(faceCoefficient_);
     Kokkos::deep_copy(u, 0.0);
+    offsets(0) = 0;
     for (std::size_t i { 0 }; i < nOwned_; ++i)
     {
-        const auto c = static_cast<std::size_t>(layout.globalIds()[i]);
-        area(i) = mesh.area(c);
-        u(i) = initial(mesh.centroid(c)[0], mesh.centroid(c)[1]);
-        for (int k { 0 }; k < 3; ++k)
+        FIELDSYNC_CHECK(
+            piece.ids()[i] == layout.globalIds()[i],
+            "HeatSolver: owned cell " + std::to_string(i) + " differs between piece and layout"
+        );
+        volume(i) = piece.volume(i);
+        u(i) = initial(piece.centroid(i), dimension(piece.shape(i)));
+        for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
         {
-            const GlobalIndex nb { mesh.faceNeighbour(c, k) };
-            const std::size_t f { 3 * i + static_cast<std::size_t>(k) };
+            const GlobalIndex nb { piece.faceNeighbours()[f] };
             faceCell(f) = nb >= 0 ? local.at(nb) : LocalIndex { -1 };
-            coefficient(f) = mesh.faceCoefficient(c, k);
+            coefficient(f) = piece.faceCoefficients()[f];
         }
+        offsets(i + 1) = piece.faceOffsets()[i + 1];
     }
     Kokkos::deep_copy(u_, u);
     Kokkos::deep_copy(uNew_, u);
-    Kokkos::deep_copy(area_, area);
+    Kokkos::deep_copy(volume_, volume);
+    Kokkos::deep_copy(faceOffsets_, offsets);
     Kokkos::deep_copy(faceCell_, faceCell);
     Kokkos::deep_copy(faceCoefficient_, coefficient);
 }
 
-HaloLayout HeatSolver::serialLayout(const TriMesh& mesh)
+HaloLayout HeatSolver::serialLayout(const MeshPiece& whole)
 {
-    const CellGraph graph { mesh.graph() };
+    const CellGraph graph { whole.graph() };
+    FIELDSYNC_CHECK(graph.isGlobal(), "HeatSolver::serialLayout: needs the whole mesh");
     std::vector<GlobalIndex> ids(graph.globalIds().begin(), graph.globalIds().end());
     std::vector<std::size_t> offsets(graph.offsets().begin(), graph.offsets().end());
     std::vector<LocalIndex> neighbours;
@@ -111,16 +142,20 @@ HaloLayout HeatSolver::serialLayout(const TriMesh& mesh)
 
 double HeatSolver::localStableTimeStep() const
 {
-    const auto area = area_;
+    const auto volume = volume_;
+    const auto offsets = faceOffsets_;
     const auto coefficient = faceCoefficient_;
     double dt { std::numeric_limits<double>::max() };
     Kokkos::parallel_reduce(
         "heat::stableTimeStep",
         Kokkos::RangePolicy<>(0, nOwned_),
         KOKKOS_LAMBDA(const std::size_t i, double& smallest) {
-            const double sum { coefficient(3 * i) + coefficient(3 * i + 1) +
-                               coefficient(3 * i + 2) };
-            const double limit { area(i) / sum };
+            double sum { 0.0 };
+            for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
+            {
+                sum += coefficient(f);
+            }
+            const double limit { volume(i) / sum };
             smallest = limit < smallest ? limit : smallest;
         },
         Kokkos::Min<double>(dt)
@@ -132,7 +167,8 @@ void HeatSolver::update(const Kokkos::View<LocalIndex*>& cells, double dt)
 {
     const auto u = u_;
     const auto uNew = uNew_;
-    const auto area = area_;
+    const auto volume = volume_;
+    const auto offsets = faceOffsets_;
     const auto faceCell = faceCell_;
     const auto coefficient = faceCoefficient_;
     Kokkos::parallel_for(
@@ -142,13 +178,13 @@ void HeatSolver::update(const Kokkos::View<LocalIndex*>& cells, double dt)
             const auto i = static_cast<std::size_t>(cells(k));
             const double ui { u(i) };
             double sum { 0.0 };
-            for (std::size_t f { 3 * i }; f < 3 * i + 3; ++f)
+            for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
             {
                 const LocalIndex nb { faceCell(f) };
                 const double other { nb >= 0 ? u(static_cast<std::size_t>(nb)) : 0.0 };
                 sum += coefficient(f) * (other - ui);
             }
-            uNew(i) = ui + dt / area(i) * sum;
+            uNew(i) = ui + dt / volume(i) * sum;
         }
     );
 }
@@ -207,13 +243,13 @@ HeatStats HeatSolver::run(
         if (options.checkEvery > 0 && step % options.checkEvery == 0)
         {
             const auto u = u_;
-            const auto area = area_;
+            const auto volume = volume_;
             double heat { 0.0 };
             double hottest { 0.0 };
             Kokkos::parallel_reduce(
                 "heat::totalHeat",
                 Kokkos::RangePolicy<>(0, nOwned_),
-                KOKKOS_LAMBDA(const std::size_t i, double& sum) { sum += area(i) * u(i); },
+                KOKKOS_LAMBDA(const std::size_t i, double& sum) { sum += volume(i) * u(i); },
                 heat
             );
             Kokkos::parallel_reduce(
@@ -255,35 +291,205 @@ std::vector<double> HeatSolver::ownedValues() const
     return std::vector<double>(host.data(), host.data() + nOwned_);
 }
 
-DistributedRun
-solveDistributed(const mpi::MPIEnvironment& env, const TriMesh& mesh, const HeatOptions& options)
+namespace
 {
-    DistributedRun result;
-    const CellGraph graph { env.rank() == 0 ? mesh.graph() : CellGraph {} };
-    using partition::DistributedGraph;
-    const DistributedGraph piece {
-        DistributedGraph::partitionAndScatter(env, graph, 0, 1, &result.partition)
-    };
-    // the distributed path: owners found through the directory, neighbours through NBX
-    result.layout = partition::HaloBuilder(env, 1).build(piece.cells());
-    halo::Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
-    HeatSolver solver(mesh, result.layout);
-    double dt { solver.localStableTimeStep() };
-    mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
-    result.dt = options.cfl * dt;
-    result.stats = solver.run(&comm, env, result.dt, options);
-    result.owned = solver.ownedValues();
+/** @brief Number of MPI ranks as a size. */
+std::size_t ranks(const mpi::MPIEnvironment& env)
+{
+    return static_cast<std::size_t>(env.sizeRank());
+}
 
-    // gather (global id, value) on rank 0
+/**
+ * @brief Collective, the METIS path for small meshes: the slabs' graphs are gathered on rank 0
+ * (ids are contiguous slabs in rank order, so rank order is id order), partitioned there, and
+ * each rank gets back the parts of its own cells. Only the graph is gathered, not geometry.
+ */
+std::vector<int> metisParts(const mpi::MPIEnvironment& env, const CellGraph& slab)
+{
+    const bool root { env.rank() == 0 };
+    const int nCells { static_cast<int>(slab.nCells()) };
+    const int nAdjacency { static_cast<int>(slab.adjacency().size()) };
+    std::vector<int> cellCounts(root ? ranks(env) : 0);
+    std::vector<int> adjacencyCounts(root ? ranks(env) : 0);
+    FIELDSYNC_MPI(MPI_Gather(&nCells, 1, MPI_INT, cellCounts.data(), 1, MPI_INT, 0, env.comm()));
+    FIELDSYNC_MPI(
+        MPI_Gather(&nAdjacency, 1, MPI_INT, adjacencyCounts.data(), 1, MPI_INT, 0, env.comm())
+    );
+    const auto displacements = [](const std::vector<int>& counts)
+    {
+        std::vector<int> d(counts.size(), 0);
+        for (std::size_t r { 1 }; r < counts.size(); ++r)
+        {
+            d[r] = d[r - 1] + counts[r - 1];
+        }
+        return d;
+    };
+    const std::vector<int> cellDispl { displacements(cellCounts) };
+    const std::vector<int> adjacencyDispl { displacements(adjacencyCounts) };
+    std::vector<std::int64_t> degrees;
+    for (std::size_t i { 0 }; i < slab.nCells(); ++i)
+    {
+        degrees.push_back(static_cast<std::int64_t>(slab.neighbours(i).size()));
+    }
+    const std::size_t total { root ? static_cast<std::size_t>(cellDispl.back() + cellCounts.back())
+                                   : 0 };
+    const std::size_t totalAdjacency {
+        root ? static_cast<std::size_t>(adjacencyDispl.back() + adjacencyCounts.back()) : 0
+    };
+    std::vector<std::int64_t> allDegrees(total);
+    std::vector<GlobalIndex> allAdjacency(totalAdjacency);
+    FIELDSYNC_MPI(MPI_Gatherv(
+        degrees.data(),
+        nCells,
+        MPI_INT64_T,
+        allDegrees.data(),
+        cellCounts.data(),
+        cellDispl.data(),
+        MPI_INT64_T,
+        0,
+        env.comm()
+    ));
+    FIELDSYNC_MPI(MPI_Gatherv(
+        slab.adjacency().data(),
+        nAdjacency,
+        MPI_INT64_T,
+        allAdjacency.data(),
+        adjacencyCounts.data(),
+        adjacencyDispl.data(),
+        MPI_INT64_T,
+        0,
+        env.comm()
+    ));
+    std::vector<int> parts;
+    if (root)
+    {
+        std::vector<std::size_t> offsets { 0 };
+        for (const std::int64_t d : allDegrees)
+        {
+            offsets.push_back(offsets.back() + static_cast<std::size_t>(d));
+        }
+        const CellGraph global { CellGraph::global(std::move(offsets), std::move(allAdjacency)) };
+#if FIELDSYNC_HAVE_METIS
+        const partition::Partition p {
+            partition::MetisPartitioner(1).partition(global, env.sizeRank())
+        };
+#else
+        const partition::Partition p {
+            partition::Partition::block(global.nCells(), env.sizeRank())
+        };
+#endif
+        parts.assign(p.parts().begin(), p.parts().end());
+    }
+    std::vector<int> mine(slab.nCells());
+    FIELDSYNC_MPI(MPI_Scatterv(
+        parts.data(),
+        cellCounts.data(),
+        cellDispl.data(),
+        MPI_INT,
+        mine.data(),
+        nCells,
+        MPI_INT,
+        0,
+        env.comm()
+    ));
+    return mine;
+}
+
+/** @brief Collective: the part (new owner) of each cell of this rank's slab. */
+std::vector<int>
+slabParts(const mpi::MPIEnvironment& env, const CellGraph& slab, PartitionerKind partitioner)
+{
+    switch (partitioner)
+    {
+    case PartitionerKind::Metis:
+        return metisParts(env, slab);
+    case PartitionerKind::PtScotch:
+#if FIELDSYNC_HAVE_PTSCOTCH
+    {
+        const partition::PtScotchPartitioner scotch;
+        return scotch.partition(env, slab);
+    }
+#else
+        throw Error("fieldsync-heat: built without PT-Scotch (FIELDSYNC_WITH_PTSCOTCH=OFF)");
+#endif
+    case PartitionerKind::Slab:
+        break;
+    }
+    return std::vector<int>(slab.nCells(), env.rank());
+}
+
+/**
+ * @brief Collective: sends each id of @p ids to the rank @p parts names (NBX sparse exchange);
+ * returns the ids this rank now owns, ascending.
+ */
+std::vector<GlobalIndex> redistribute(
+    const mpi::MPIEnvironment& env, std::span<const GlobalIndex> ids, std::span<const int> parts
+)
+{
+    std::map<int, std::vector<std::int64_t>> byRank;
+    for (std::size_t i { 0 }; i < ids.size(); ++i)
+    {
+        byRank[parts[i]].push_back(ids[i]);
+    }
+    std::vector<mpi::SparseMessage> outgoing;
+    for (auto& [rank, list] : byRank)
+    {
+        outgoing.push_back({ rank, std::move(list) });
+    }
+    MPI_Comm comm { MPI_COMM_NULL };
+    FIELDSYNC_MPI(MPI_Comm_dup(env.comm(), &comm));
+    std::vector<GlobalIndex> owned;
+    try
+    {
+        for (const mpi::SparseMessage& message :
+             mpi::sparseExchange(comm, 7401, outgoing, "heat: cells to their new owners"))
+        {
+            owned.insert(owned.end(), message.data.begin(), message.data.end());
+        }
+    }
+    catch (...)
+    {
+        MPI_Comm_free(&comm);
+        throw;
+    }
+    FIELDSYNC_MPI(MPI_Comm_free(&comm));
+    std::sort(owned.begin(), owned.end());
+    return owned;
+}
+
+/** @brief Collective: the partition's edge cut (global) and imbalance, from the layout. */
+void partitionQuality(const mpi::MPIEnvironment& env, DistributedRun& result)
+{
+    const auto owned = static_cast<LocalIndex>(result.layout.nOwned());
+    std::int64_t cut { 0 };
+    for (const LocalIndex n : result.layout.ownedNeighbours())
+    {
+        cut += n >= owned ? 1 : 0;
+    }
+    std::int64_t cells { static_cast<std::int64_t>(owned) };
+    std::int64_t largest { cells };
+    mpi::allReduce(cut, mpi::ReduceOp::Sum, env.comm());
+    mpi::allReduce(cells, mpi::ReduceOp::Sum, env.comm());
+    mpi::allReduce(largest, mpi::ReduceOp::Max, env.comm());
+    result.edgeCut = cut / 2; // each cut face is seen from both sides
+    result.imbalance =
+        cells > 0 ? static_cast<double>(largest) * env.sizeRank() / static_cast<double>(cells)
+                  : 1.0;
+}
+
+/** @brief Collective: the owned values by global id on rank 0 (empty elsewhere). */
+std::vector<double>
+gatherField(const mpi::MPIEnvironment& env, const DistributedRun& result, GlobalIndex nCells)
+{
     const int nOwned { static_cast<int>(result.owned.size()) };
-    std::vector<int> counts(env.rank() == 0 ? static_cast<std::size_t>(env.sizeRank()) : 0);
+    std::vector<int> counts(env.rank() == 0 ? ranks(env) : 0);
     FIELDSYNC_MPI(MPI_Gather(&nOwned, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, env.comm()));
     std::vector<int> displs(counts.size(), 0);
     for (std::size_t r { 1 }; r < counts.size(); ++r)
     {
         displs[r] = displs[r - 1] + counts[r - 1];
     }
-    const std::size_t total { env.rank() == 0 ? mesh.nCells() : 0 };
+    const std::size_t total { env.rank() == 0 ? static_cast<std::size_t>(nCells) : 0 };
     std::vector<GlobalIndex> ids(total);
     std::vector<double> values(total);
     FIELDSYNC_MPI(MPI_Gatherv(
@@ -308,22 +514,80 @@ solveDistributed(const mpi::MPIEnvironment& env, const TriMesh& mesh, const Heat
         0,
         env.comm()
     ));
-    result.gathered.assign(total, std::numeric_limits<double>::quiet_NaN());
+    std::vector<double> gathered(total, std::numeric_limits<double>::quiet_NaN());
     for (std::size_t k { 0 }; k < total; ++k)
     {
-        result.gathered[static_cast<std::size_t>(ids[k])] = values[k];
+        gathered[static_cast<std::size_t>(ids[k])] = values[k];
+    }
+    return gathered;
+}
+} // namespace
+
+DistributedRun solveDistributed(
+    const mpi::MPIEnvironment& env, const MeshSource& source, const HeatOptions& options
+)
+{
+    DistributedRun result;
+    {
+        // 1. each rank makes its slab (only the graph is kept), 2. the slabs are partitioned
+        const auto [begin, end] = source.slab(env.rank(), env.sizeRank());
+        std::vector<GlobalIndex> slabIds;
+        slabIds.reserve(static_cast<std::size_t>(end - begin));
+        for (GlobalIndex id { begin }; id < end; ++id)
+        {
+            slabIds.push_back(id);
+        }
+        const CellGraph slab { source.piece(slabIds).graph() };
+        const std::vector<int> parts { slabParts(env, slab, options.partitioner) };
+        // 3. each rank makes the cells it now owns
+        result.piece = source.piece(redistribute(env, slabIds, parts));
+    }
+    // 4. the distributed halo: owners found through the directory, neighbours through NBX
+    result.layout = partition::HaloBuilder(env, 1).build(result.piece.graph());
+    partitionQuality(env, result);
+    halo::Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
+    HeatSolver solver(result.piece, result.layout);
+    double dt { solver.localStableTimeStep() };
+    mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
+    result.dt = options.cfl * dt;
+    result.stats = solver.run(&comm, env, result.dt, options);
+    result.owned = solver.ownedValues();
+    result.peakKiB = peakResidentKiB();
+    if (options.gather)
+    {
+        result.gathered = gatherField(env, result, source.nCells());
     }
     return result;
 }
 
-std::vector<double> solveSerial(const TriMesh& mesh, double dt, const HeatOptions& options)
+std::vector<double> solveSerial(const MeshSource& source, double dt, const HeatOptions& options)
 {
-    HeatSolver solver(mesh, HeatSolver::serialLayout(mesh));
+    std::vector<GlobalIndex> all(static_cast<std::size_t>(source.nCells()));
+    for (std::size_t c { 0 }; c < all.size(); ++c)
+    {
+        all[c] = static_cast<GlobalIndex>(c);
+    }
+    const MeshPiece whole { source.piece(all) };
+    HeatSolver solver(whole, HeatSolver::serialLayout(whole));
     HeatOptions quiet { options };
     quiet.verbose = false;
     const mpi::MPIEnvironment self { MPI_COMM_SELF };
     (void)solver.run(nullptr, self, dt, quiet);
     return solver.ownedValues();
+}
+
+long peakResidentKiB()
+{
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stol(line.substr(6));
+        }
+    }
+    return 0;
 }
 
 } // namespace fieldsync::heat

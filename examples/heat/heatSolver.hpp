@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-#include "triMesh.hpp"
+#include "meshSource.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
@@ -16,9 +16,19 @@ namespace fieldsync::heat
 
 using partition::HaloLayout;
 
+/** @brief How the cells are split over the ranks. */
+enum class PartitionerKind
+{
+    Metis,    /**< the slabs' graph gathered on rank 0, METIS k-way (blocks without METIS) */
+    PtScotch, /**< the distributed graph partitioned by PT-Scotch (SCOTCH_dgraphPart) */
+    Slab      /**< no partitioner: each rank keeps the slab of ids it generated */
+};
+
 /** @brief Settings of a heat run. */
 struct HeatOptions
 {
+    PartitionerKind partitioner { PartitionerKind::Metis }; /**< how cells are split */
+    bool gather { true };   /**< gather the final field on rank 0 (for verification) */
     int steps { 400 };      /**< time steps */
     int checkEvery { 100 }; /**< global total-heat check every so many steps (0: never) */
     double cfl { 0.45 };    /**< fraction of the stable explicit time step */
@@ -39,10 +49,11 @@ struct HeatStats
 };
 
 /**
- * @brief Explicit finite-volume diffusion du/dt = div(grad u) on a TriMesh, u = 0 on the
- * boundary, on one rank's cells (owned plus ghosts, as a HaloLayout numbers them).
+ * @brief Explicit finite-volume diffusion du/dt = div(grad u) on an unstructured mesh (2-D or
+ * 3-D), u = 0 on the boundary, on one rank's cells (owned plus ghosts, as a HaloLayout numbers
+ * them).
  *
- * The update of a cell sums its three face fluxes in the mesh's face order, which does not
+ * The update of a cell sums its face fluxes in the mesh's face order, which does not
  * depend on the partition, so every rank count gives bitwise the same field as one rank.
  * Each step: start the halo exchange of u, update the interior cells while it travels, finish
  * it, update the cells next to the partition boundary.
@@ -53,11 +64,14 @@ public:
     /** @brief Kokkos views in the default execution space. */
     using View = Kokkos::View<double*>;
 
-    /** @brief The solver for the cells of @p layout; u starts as a known function. */
-    HeatSolver(const TriMesh& mesh, const HaloLayout& layout);
+    /**
+     * @brief The solver for the cells of @p layout, whose owned cells are the cells of
+     * @p piece in the same order; u starts as a known function of the centroid.
+     */
+    HeatSolver(const MeshPiece& piece, const HaloLayout& layout);
 
-    /** @brief A layout owning every cell of @p mesh (the serial reference). */
-    static HaloLayout serialLayout(const TriMesh& mesh);
+    /** @brief A layout owning every cell of @p whole, a piece holding the whole mesh. */
+    static HaloLayout serialLayout(const MeshPiece& whole);
 
     /** @brief The largest stable time step over this rank's owned cells. */
     [[nodiscard]] double localStableTimeStep() const;
@@ -88,14 +102,15 @@ private:
     /** @brief Copies the owned part of uNew into u. */
     void commit();
 
-    std::size_t nOwned_;                 /**< owned cells */
-    View u_;                             /**< field, owned + ghosts */
-    View uNew_;                          /**< next field, owned part used */
-    View area_;                          /**< owned cell areas */
-    Kokkos::View<LocalIndex*> faceCell_; /**< 3 per owned cell: local neighbour or -1 */
-    View faceCoefficient_;               /**< 3 per owned cell: |face| / distance */
-    Kokkos::View<LocalIndex*> interior_; /**< owned cells without ghost neighbours */
-    Kokkos::View<LocalIndex*> boundary_; /**< owned cells with a ghost neighbour */
+    std::size_t nOwned_;                     /**< owned cells */
+    View u_;                                 /**< field, owned + ghosts */
+    View uNew_;                              /**< next field, owned part used */
+    View volume_;                            /**< owned cell volumes (areas in 2-D) */
+    Kokkos::View<std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' faces */
+    Kokkos::View<LocalIndex*> faceCell_;     /**< per face: local neighbour or -1 */
+    View faceCoefficient_;                   /**< per face: |face| / distance */
+    Kokkos::View<LocalIndex*> interior_;     /**< owned cells without ghost neighbours */
+    Kokkos::View<LocalIndex*> boundary_;     /**< owned cells with a ghost neighbour */
 };
 
 /** @brief A distributed run and what it leaves on this rank. */
@@ -103,20 +118,30 @@ struct DistributedRun
 {
     HaloLayout layout;            /**< this rank's cells */
     std::vector<double> owned;    /**< final owned values, layout order */
-    std::vector<double> gathered; /**< the whole field by global id (root only) */
-    std::vector<int> partition;   /**< the partition vector (root only) */
+    std::vector<double> gathered; /**< the whole field by global id (root, options.gather) */
+    MeshPiece piece;              /**< this rank's owned cells with their geometry */
     HeatStats stats;              /**< this rank's timings */
     double dt { 0 };              /**< the time step used */
+    long peakKiB { 0 };           /**< this rank's peak resident memory after the run */
+    std::int64_t edgeCut { 0 };   /**< faces between cells of different ranks (global) */
+    double imbalance { 1.0 };     /**< largest owned cell count / mean (global) */
 };
 
 /**
- * @brief Collective: partitions @p mesh (METIS on rank 0, scattered), builds the halo with
- * HaloBuilder's distributed path, runs the solver and gathers the field on rank 0.
+ * @brief Collective: each rank makes its slab of @p source's cells, the slabs' graph is
+ * partitioned (options.partitioner), each rank makes the cells it then owns, HaloBuilder's
+ * distributed path builds the halo, the solver runs and, with options.gather, the field is
+ * gathered on rank 0. No rank makes more than its own cells and their neighbours, except that
+ * the METIS path gathers the graph (not the geometry) on rank 0.
  */
-DistributedRun
-solveDistributed(const mpi::MPIEnvironment& env, const TriMesh& mesh, const HeatOptions& options);
+DistributedRun solveDistributed(
+    const mpi::MPIEnvironment& env, const MeshSource& source, const HeatOptions& options
+);
 
 /** @brief The serial reference: the same scheme on one rank, all cells owned. */
-std::vector<double> solveSerial(const TriMesh& mesh, double dt, const HeatOptions& options);
+std::vector<double> solveSerial(const MeshSource& source, double dt, const HeatOptions& options);
+
+/** @brief This process's peak resident memory (VmHWM of /proc/self/status) in KiB, 0 if unknown. */
+long peakResidentKiB();
 
 } // namespace fieldsync::heat

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
-// fieldsync-heat: explicit finite-volume diffusion on an unstructured triangle mesh, split over
-// the MPI ranks with METIS, ghost cells kept in step by fieldsync's Communicator, and checked
-// at the end against a serial run of the same scheme (bitwise).
+// fieldsync-heat: explicit finite-volume diffusion on an unstructured mesh (2-D triangles or
+// 3-D hexahedra / tetrahedra) generated in parallel, split over the MPI ranks with METIS or
+// PT-Scotch, ghost cells kept in step by fieldsync's Communicator, and checked at the end
+// against a serial run of the same scheme (bitwise).
 //
-//   mpiexec -n 4 fieldsync-heat [--nx N] [--ny N] [--steps S] [--check-every K] [--seed S]
-//                               [--mesh file.msh] [--vtk DIR] [--no-inplace] [--no-verify]
+//   mpiexec -n 4 fieldsync-heat [options]      (fieldsync-heat --help lists them)
+#include "gridMesh.hpp"
 #include "heatSolver.hpp"
 #include "triMesh.hpp"
 
+#include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 
 using namespace fieldsync;
@@ -27,75 +32,137 @@ using namespace fieldsync::partition;
 namespace
 {
 
+/** @brief The command line; what CLI11 parses into. */
 struct Arguments
 {
-    int nx { 400 };
-    int ny { 400 };
-    std::uint64_t seed { 2024 };
-    std::string mesh;
-    std::string vtk;
-    bool verify { true };
-    heat::HeatOptions options;
+    int nx { 0 };                        /**< 0: 400 for triangles, 40 for 3-D shapes */
+    int ny { 0 };                        /**< 0: as nx */
+    int nz { 0 };                        /**< 0: as nx (3-D shapes) */
+    std::string shape { "tri" };         /**< tri, hex or tet */
+    std::string partitioner { "metis" }; /**< metis, ptscotch or slab */
+    std::uint64_t seed { 2024 };         /**< generated mesh's seed */
+    std::string mesh;                    /**< Gmsh file instead of a generated mesh */
+    std::string vtk;                     /**< VTK output folder */
+    bool verify { true };                /**< compare with a serial run */
+    heat::HeatOptions options;           /**< the solver's settings */
 };
 
-Arguments parse(int argc, char** argv)
+/** @brief The options of fieldsync-heat, declared once for parsing and for --help. */
+void declareOptions(CLI::App& app, Arguments& a)
 {
-    Arguments a;
+    app.add_option("--shape", a.shape, "cell shape: tri (2-D triangles), hex or tet (3-D)")
+        ->check(CLI::IsMember({ "tri", "hex", "tet" }))
+        ->capture_default_str();
+    app.add_option("--nx", a.nx, "cells along x (default 400 for tri, 40 for hex/tet)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--ny", a.ny, "cells along y (default: as --nx)")->check(CLI::PositiveNumber);
+    app.add_option("--nz", a.nz, "cells along z, hex/tet only (default: as --nx)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seed", a.seed, "seed of the generated mesh")->capture_default_str();
+    app.add_option(
+           "--mesh", a.mesh, "Gmsh 4.1 ASCII file (its triangles) instead of a generated mesh"
+    )
+        ->check(CLI::ExistingFile);
+    std::string partitioners { "how cells are split over the ranks: metis (graph on rank 0), " };
+    partitioners.append("ptscotch (distributed graph");
+    partitioners.append(FIELDSYNC_HAVE_PTSCOTCH ? ")" : "; not in this build)");
+    partitioners.append(" or slab (the slabs each rank generated)");
+    app.add_option("--partitioner", a.partitioner, partitioners)
+        ->check(CLI::IsMember({ "metis", "ptscotch", "slab" }))
+        ->capture_default_str();
+    app.add_option("--steps", a.options.steps, "time steps")->capture_default_str();
+    app.add_option("--check-every", a.options.checkEvery, "global check every K steps (0: never)")
+        ->capture_default_str();
+    app.add_option("--vtk", a.vtk, "write heat.pvtu and one .vtu per rank into this folder");
+    app.add_flag_function(
+        "--no-inplace",
+        [&a](std::int64_t) { a.options.inPlace = false; },
+        "packed halo receives instead of receiving straight into the field"
+    );
+    app.add_flag_function(
+        "--no-verify", [&a](std::int64_t) { a.verify = false; }, "skip the serial comparison"
+    );
+    app.footer(
+        "Kokkos options (--kokkos-...) are passed to Kokkos. Run under mpiexec, for example\n"
+        "  mpiexec -n 4 fieldsync-heat --shape hex --partitioner ptscotch"
+    );
+}
+
+/** @brief Fills in the sizes left at 0 and the partitioner kind. */
+void complete(Arguments& a)
+{
+    a.nx = a.nx > 0 ? a.nx : (a.shape == "tri" ? 400 : 40);
+    a.ny = a.ny > 0 ? a.ny : a.nx;
+    a.nz = a.shape == "tri" ? 1 : (a.nz > 0 ? a.nz : a.nx);
+    a.options.partitioner = a.partitioner == "metis"      ? heat::PartitionerKind::Metis
+                            : a.partitioner == "ptscotch" ? heat::PartitionerKind::PtScotch
+                                                          : heat::PartitionerKind::Slab;
+    FIELDSYNC_CHECK(
+        FIELDSYNC_HAVE_PTSCOTCH || a.options.partitioner != heat::PartitionerKind::PtScotch,
+        "fieldsync-heat: --partitioner ptscotch: this build has no PT-Scotch "
+        "(FIELDSYNC_WITH_PTSCOTCH=OFF)"
+    );
+}
+
+/**
+ * @brief Parses the command line before MPI and Kokkos start (so --help prints only this
+ * program's options). Returns the exit code when the program should stop (help: 0, bad
+ * option: 106, CLI11's code), or -1 to go on.
+ */
+int parse(int argc, char** argv, Arguments& a)
+{
     a.options.steps = 2000;
     a.options.checkEvery = 500;
-    for (int i { 1 }; i < argc; ++i)
+    CLI::App app { "fieldsync-heat: explicit finite-volume diffusion on an unstructured mesh "
+                   "made in parallel, halo kept by fieldsync, checked against a serial run "
+                   "(bitwise)" };
+    declareOptions(app, a);
+    app.allow_extras(); // the Kokkos options; anything else is refused below
+    try
     {
-        const std::string arg { argv[i] };
-        const auto value = [&]() -> std::string
+        app.parse(argc, argv);
+        for (const std::string& extra : app.remaining())
         {
-            FIELDSYNC_CHECK(i + 1 < argc, "fieldsync-heat: " + arg + " needs a value");
-            return argv[++i];
-        };
-        if (arg == "--nx")
-            a.nx = std::stoi(value());
-        else if (arg == "--ny")
-            a.ny = std::stoi(value());
-        else if (arg == "--steps")
-            a.options.steps = std::stoi(value());
-        else if (arg == "--check-every")
-            a.options.checkEvery = std::stoi(value());
-        else if (arg == "--seed")
-            a.seed = std::stoull(value());
-        else if (arg == "--mesh")
-            a.mesh = value();
-        else if (arg == "--vtk")
-            a.vtk = value();
-        else if (arg == "--no-inplace")
-            a.options.inPlace = false;
-        else if (arg == "--no-verify")
-            a.verify = false;
-        else
-        {
-            throw Error(
-                "fieldsync-heat: unknown option '" + arg +
-                "' (options: --nx --ny --steps --check-every --seed --mesh --vtk --no-inplace "
-                "--no-verify)"
-            );
+            if (extra.rfind("--kokkos", 0) != 0)
+            {
+                throw CLI::ExtrasError({ extra });
+            }
         }
     }
-    return a;
+    catch (const CLI::ParseError& e)
+    {
+        return app.exit(e);
+    }
+    complete(a);
+    return -1;
+}
+
+/** @brief The mesh the arguments ask for. */
+std::unique_ptr<heat::MeshSource> makeSource(const Arguments& a)
+{
+    if (!a.mesh.empty())
+    {
+        return std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(a.mesh));
+    }
+    const heat::CellShape shape { a.shape == "tri"   ? heat::CellShape::Triangle
+                                  : a.shape == "hex" ? heat::CellShape::Hexahedron
+                                                     : heat::CellShape::Tetrahedron };
+    return std::make_unique<heat::GridMesh>(shape, a.nx, a.ny, a.nz, a.seed);
 }
 
 /** @brief One .vtu per rank (its owned cells, with rank, global id and u) and a .pvtu on 0. */
 void writeVtk(
     const std::string& dir,
     const mpi::MPIEnvironment& env,
-    const heat::TriMesh& mesh,
-    const HaloLayout& layout,
+    const heat::MeshPiece& piece,
     const std::vector<double>& u
 )
 {
     std::filesystem::create_directories(dir);
     std::map<std::int64_t, std::size_t> points;
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        for (const std::int64_t n :
-             mesh.triangles()[static_cast<std::size_t>(layout.globalIds()[i])])
+        for (const std::int64_t n : piece.nodes(i))
         {
             points.emplace(n, 0);
         }
@@ -105,49 +172,58 @@ void writeVtk(
     {
         entry.second = next++;
     }
-    const std::string name { "heat_" + std::to_string(env.rank()) + ".vtu" };
+    std::vector<heat::Point> coordinates(points.size());
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
+    {
+        for (std::size_t k { 0 }; k < piece.nodes(i).size(); ++k)
+        {
+            coordinates[points.at(piece.nodes(i)[k])] = piece.points(i)[k];
+        }
+    }
+    std::string name { "heat_" };
+    name.append(std::to_string(env.rank())).append(".vtu");
     std::ofstream out(dir + "/" + name);
     FIELDSYNC_CHECK(out.good(), "fieldsync-heat: cannot write " + dir + "/" + name);
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\">\n"
         << "<UnstructuredGrid><Piece NumberOfPoints=\"" << points.size() << "\" NumberOfCells=\""
-        << layout.nOwned() << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+        << piece.nCells() << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
         << "format=\"ascii\">\n";
-    for (const auto& [node, index] : points)
+    for (const heat::Point& p : coordinates)
     {
-        const auto& p = mesh.nodes()[static_cast<std::size_t>(node)];
-        out << p[0] << ' ' << p[1] << " 0\n";
+        out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
     }
     out << "</DataArray></Points>\n<Cells><DataArray type=\"Int64\" Name=\"connectivity\" "
         << "format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        for (const std::int64_t n :
-             mesh.triangles()[static_cast<std::size_t>(layout.globalIds()[i])])
+        for (const std::int64_t n : piece.nodes(i))
         {
             out << points.at(n) << ' ';
         }
         out << '\n';
     }
     out << "</DataArray><DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n";
-    for (std::size_t i { 1 }; i <= layout.nOwned(); ++i)
+    std::size_t offset { 0 };
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        out << 3 * i << '\n';
+        offset += piece.nodes(i).size();
+        out << offset << '\n';
     }
     out << "</DataArray><DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        out << "5\n";
+        out << heat::vtkType(piece.shape(i)) << '\n';
     }
     out << "</DataArray></Cells>\n<CellData Scalars=\"rank\">\n"
         << "<DataArray type=\"Int32\" Name=\"rank\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
         out << env.rank() << '\n';
     }
     out << "</DataArray><DataArray type=\"Int64\" Name=\"globalId\" format=\"ascii\">\n";
-    for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+    for (const GlobalIndex id : piece.ids())
     {
-        out << layout.globalIds()[i] << '\n';
+        out << id << '\n';
     }
     out << "</DataArray><DataArray type=\"Float64\" Name=\"u\" format=\"ascii\">\n";
     for (const double v : u)
@@ -178,7 +254,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     const auto& layout = run.layout;
     const double n { std::max(1, s.exchanges) * 1.0 };
     const double hidden { s.exchanges > 0 ? s.hiddenExchanges / n : 0.0 };
-    constexpr int fields { 10 };
+    constexpr int fields { 11 };
     const double mine[fields] {
         static_cast<double>(layout.nOwned()),
         static_cast<double>(layout.nGhost()),
@@ -190,6 +266,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         s.unpack,
         hidden,
         s.total,
+        static_cast<double>(run.peakKiB),
     };
     std::vector<double> all(
         env.rank() == 0 ? static_cast<std::size_t>(fields * env.sizeRank()) : 0
@@ -209,6 +286,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     );
     double sum[fields] {};
     double maximum[fields] {};
+    double minimum10 { all[10] };
     for (int r { 0 }; r < env.sizeRank(); ++r)
     {
         const double* v { &all[static_cast<std::size_t>(r * fields)] };
@@ -230,6 +308,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
             sum[f] += v[f];
             maximum[f] = std::max(maximum[f], v[f]);
         }
+        minimum10 = std::min(minimum10, v[10]);
     }
     const double exchange { sum[5] + sum[6] + sum[7] };
     std::printf(
@@ -245,44 +324,44 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         exchange > 0 ? 100.0 * sum[7] / exchange : 0.0,
         100.0 * sum[8] / env.sizeRank()
     );
+    std::printf(
+        "partition: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"
+        "peak resident memory per rank (VmHWM after the time loop): max %.1f MiB, mean %.1f MiB, "
+        "min %.1f MiB\n",
+        static_cast<long long>(run.edgeCut),
+        run.imbalance,
+        maximum[10] / 1024.0,
+        sum[10] / 1024.0 / env.sizeRank(),
+        minimum10 / 1024.0
+    );
 }
 
-int run(int argc, char** argv)
+int run(const Arguments& args)
 {
     const mpi::MPIEnvironment env;
-    const Arguments args { parse(argc, argv) };
-    const auto meshStart = std::chrono::steady_clock::now();
-    // every rank makes (or reads) the whole mesh: this example keeps geometry global and
-    // distributes the cells; the halo itself is built without any global array.
-    const heat::TriMesh mesh { args.mesh.empty()
-                                   ? heat::TriMesh::generate(args.nx, args.ny, args.seed)
-                                   : heat::TriMesh::readGmsh(args.mesh) };
+    // each rank makes only its own cells (the Gmsh reader still reads the whole file)
+    const std::unique_ptr<heat::MeshSource> source { makeSource(args) };
     if (env.rank() == 0)
     {
         std::printf(
-            "fieldsync-heat: explicit FV diffusion, %zu triangles (%s), %d steps, %d ranks, "
-            "halo receive in place: %s\n",
-            mesh.nCells(),
-            args.mesh.empty() ? ("generated " + std::to_string(args.nx) + "x" +
-                                 std::to_string(args.ny) + ", seed " + std::to_string(args.seed))
-                                    .c_str()
-                              : args.mesh.c_str(),
+            "fieldsync-heat: explicit FV diffusion, %lld cells (%s), %d steps, %d ranks, "
+            "partitioner %s, halo receive in place: %s\n",
+            static_cast<long long>(source->nCells()),
+            source->describe().c_str(),
             args.options.steps,
             env.sizeRank(),
+            args.partitioner.c_str(),
             args.options.inPlace ? "on" : "off"
-        );
-        std::printf(
-            "  mesh ready in %.2f s; partitioning with METIS on rank 0, halo by NBX\n",
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - meshStart).count()
         );
     }
     heat::HeatOptions options { args.options };
     options.verbose = true;
-    const heat::DistributedRun result { heat::solveDistributed(env, mesh, options) };
+    options.gather = args.verify;
+    const heat::DistributedRun result { heat::solveDistributed(env, *source, options) };
     summary(env, result);
     if (!args.vtk.empty())
     {
-        writeVtk(args.vtk, env, mesh, result.layout, result.owned);
+        writeVtk(args.vtk, env, result.piece, result.owned);
         if (env.rank() == 0)
         {
             std::printf(
@@ -294,7 +373,7 @@ int run(int argc, char** argv)
     int status { 0 };
     if (args.verify && env.rank() == 0)
     {
-        const std::vector<double> serial { heat::solveSerial(mesh, result.dt, options) };
+        const std::vector<double> serial { heat::solveSerial(*source, result.dt, options) };
         double maxDiff { 0.0 };
         std::size_t differing { 0 };
         for (std::size_t c { 0 }; c < serial.size(); ++c)
@@ -325,10 +404,24 @@ int run(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    Arguments args;
+    try
+    {
+        const int stop { parse(argc, argv, args) };
+        if (stop >= 0)
+        {
+            return stop;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
     mpi::MPIInit init(argc, argv);
     try
     {
-        return run(argc, argv);
+        return run(args);
     }
     catch (const std::exception& e)
     {

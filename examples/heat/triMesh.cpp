@@ -3,46 +3,29 @@
 
 #include "fieldsync/core/error.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
 #include <unordered_map>
 
 namespace fieldsync::heat
 {
 
-namespace
-{
-/** @brief A uniform double in [0, 1) from 53 random bits (same on every standard library). */
-double uniform(std::mt19937_64& gen)
-{
-    return static_cast<double>(gen() >> 11) * 0x1.0p-53;
-}
-} // namespace
-
 TriMesh::TriMesh(
-    std::vector<std::array<double, 2>> nodes, std::vector<std::array<std::int64_t, 3>> triangles
+    std::string path,
+    std::vector<std::array<double, 2>> nodes,
+    std::vector<std::array<std::int64_t, 3>> triangles
 )
-    : nodes_(std::move(nodes)), triangles_(std::move(triangles))
+    : path_(std::move(path)), nodes_(std::move(nodes)), triangles_(std::move(triangles))
 {
     const std::size_t n { triangles_.size() };
-    area_.resize(n);
-    centroid_.resize(n);
     faceNeighbour_.assign(n, { -1, -1, -1 });
-    faceCoefficient_.resize(n);
     // edge (low node, high node) -> first (cell, face) that has it
     std::map<std::pair<std::int64_t, std::int64_t>, std::pair<std::size_t, int>> edges;
     for (std::size_t c { 0 }; c < n; ++c)
     {
         const auto& t = triangles_[c];
-        const auto& a = nodes_[static_cast<std::size_t>(t[0])];
-        const auto& b = nodes_[static_cast<std::size_t>(t[1])];
-        const auto& d = nodes_[static_cast<std::size_t>(t[2])];
-        area_[c] = 0.5 * std::abs((b[0] - a[0]) * (d[1] - a[1]) - (d[0] - a[0]) * (b[1] - a[1]));
-        FIELDSYNC_CHECK(area_[c] > 0.0, "TriMesh: cell " + std::to_string(c) + " has zero area");
-        centroid_[c] = { (a[0] + b[0] + d[0]) / 3.0, (a[1] + b[1] + d[1]) / 3.0 };
         for (int k { 0 }; k < 3; ++k)
         {
             const std::int64_t p { t[static_cast<std::size_t>(k)] };
@@ -52,88 +35,48 @@ TriMesh::TriMesh(
             if (!inserted)
             {
                 const auto [other, otherFace] = it->second;
-                FIELDSYNC_CHECK(
-                    faceNeighbour_[other][static_cast<std::size_t>(otherFace)] == -1,
-                    "TriMesh: edge " + std::to_string(p) + "-" + std::to_string(q) +
-                        " is shared by more than two cells (cell " + std::to_string(c) + ")"
-                );
                 faceNeighbour_[c][static_cast<std::size_t>(k)] = static_cast<GlobalIndex>(other);
                 faceNeighbour_[other][static_cast<std::size_t>(otherFace)] =
                     static_cast<GlobalIndex>(c);
             }
         }
     }
-    for (std::size_t c { 0 }; c < n; ++c)
-    {
-        const auto& t = triangles_[c];
-        for (int k { 0 }; k < 3; ++k)
-        {
-            const auto& p = nodes_[static_cast<std::size_t>(t[static_cast<std::size_t>(k)])];
-            const auto& q =
-                nodes_[static_cast<std::size_t>(t[static_cast<std::size_t>((k + 1) % 3)])];
-            const double length { std::hypot(q[0] - p[0], q[1] - p[1]) };
-            const GlobalIndex nb { faceNeighbour_[c][static_cast<std::size_t>(k)] };
-            // the far point: the neighbour's centroid, or the face midpoint on the boundary
-            const std::array<double, 2> far {
-                nb >= 0 ? centroid_[static_cast<std::size_t>(nb)]
-                        : std::array<double, 2> { 0.5 * (p[0] + q[0]), 0.5 * (p[1] + q[1]) }
-            };
-            const double distance {
-                std::hypot(far[0] - centroid_[c][0], far[1] - centroid_[c][1])
-            };
-            faceCoefficient_[c][static_cast<std::size_t>(k)] = length / distance;
-        }
-    }
 }
 
-TriMesh TriMesh::generate(int nx, int ny, std::uint64_t seed, double jitter)
+MeshPiece TriMesh::piece(std::span<const GlobalIndex> ids) const
 {
-    FIELDSYNC_CHECK(nx >= 1 && ny >= 1, "TriMesh::generate: needs nx, ny >= 1");
-    std::mt19937_64 gen(seed);
-    const double hx { 1.0 / nx };
-    const double hy { 1.0 / ny };
-    std::vector<std::array<double, 2>> nodes;
-    nodes.reserve(static_cast<std::size_t>((nx + 1) * (ny + 1)));
-    for (int j { 0 }; j <= ny; ++j)
+    std::vector<GlobalIndex> cells(ids.begin(), ids.end());
+    for (const GlobalIndex id : ids)
     {
-        for (int i { 0 }; i <= nx; ++i)
+        FIELDSYNC_CHECK(
+            id >= 0 && id < nCells(),
+            "TriMesh::piece: cell " + std::to_string(id) + " is not in the mesh"
+        );
+        for (const GlobalIndex nb : faceNeighbour_[static_cast<std::size_t>(id)])
         {
-            double x { i * hx };
-            double y { j * hy };
-            const double dx { (uniform(gen) - 0.5) * 2.0 * jitter * hx };
-            const double dy { (uniform(gen) - 0.5) * 2.0 * jitter * hy };
-            x += (i > 0 && i < nx) ? dx : 0.0;
-            y += (j > 0 && j < ny) ? dy : 0.0;
-            nodes.push_back({ x, y });
-        }
-    }
-    const auto node = [nx](int i, int j)
-    {
-        return static_cast<std::int64_t>(i + (nx + 1) * j);
-    };
-    std::vector<std::array<std::int64_t, 3>> triangles;
-    triangles.reserve(static_cast<std::size_t>(2 * nx * ny));
-    for (int j { 0 }; j < ny; ++j)
-    {
-        for (int i { 0 }; i < nx; ++i)
-        {
-            const std::int64_t a { node(i, j) };
-            const std::int64_t b { node(i + 1, j) };
-            const std::int64_t c { node(i + 1, j + 1) };
-            const std::int64_t d { node(i, j + 1) };
-            if (uniform(gen) < 0.5)
+            if (nb >= 0)
             {
-                triangles.push_back({ a, b, c });
-                triangles.push_back({ a, c, d });
-            }
-            else
-            {
-                triangles.push_back({ a, b, d });
-                triangles.push_back({ b, c, d });
+                cells.push_back(nb);
             }
         }
     }
-    return TriMesh(std::move(nodes), std::move(triangles));
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    std::vector<PatchCell> patch;
+    patch.reserve(cells.size());
+    for (const GlobalIndex c : cells)
+    {
+        PatchCell cell { c, CellShape::Triangle, {}, {} };
+        for (std::size_t v { 0 }; v < 3; ++v)
+        {
+            const std::int64_t node { triangles_[static_cast<std::size_t>(c)][v] };
+            const auto& xy = nodes_[static_cast<std::size_t>(node)];
+            cell.nodes[v] = node;
+            cell.points[v] = { xy[0], xy[1], 0.0 };
+        }
+        patch.push_back(cell);
+    }
+    return MeshPiece(patch, ids);
 }
 
 TriMesh TriMesh::readGmsh(const std::string& path)
@@ -251,26 +194,7 @@ TriMesh TriMesh::readGmsh(const std::string& path)
     }
     FIELDSYNC_CHECK(formatSeen, "TriMesh::readGmsh: " + path + ": no $MeshFormat section");
     FIELDSYNC_CHECK(!triangles.empty(), "TriMesh::readGmsh: " + path + ": no triangles");
-    return TriMesh(std::move(nodes), std::move(triangles));
-}
-
-CellGraph TriMesh::graph() const
-{
-    std::vector<std::size_t> offsets { 0 };
-    std::vector<GlobalIndex> adjacency;
-    adjacency.reserve(3 * nCells());
-    for (std::size_t c { 0 }; c < nCells(); ++c)
-    {
-        for (const GlobalIndex nb : faceNeighbour_[c])
-        {
-            if (nb >= 0)
-            {
-                adjacency.push_back(nb);
-            }
-        }
-        offsets.push_back(adjacency.size());
-    }
-    return CellGraph::global(std::move(offsets), std::move(adjacency));
+    return TriMesh(path, std::move(nodes), std::move(triangles));
 }
 
 } // namespace fieldsync::heat

@@ -551,6 +551,10 @@ DistributedRun solveDistributed(
     mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
     result.stats = solver.run(&comm, env, result.dt, options);
+    if (!options.statsFile.empty())
+    {
+        comm.writeStats(options.statsFile); // collective: rank 0 writes every rank's keys
+    }
     result.owned = solver.ownedValues();
     result.peakKiB = peakResidentKiB();
     if (options.gather)

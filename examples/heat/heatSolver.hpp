@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <string>
 #include <vector>
 
 namespace fieldsync::heat
@@ -34,6 +35,7 @@ struct HeatOptions
     double cfl { 0.45 };    /**< fraction of the stable explicit time step */
     bool inPlace { true };  /**< Communicator receives contiguous ghosts in place */
     bool verbose { false }; /**< rank 0 prints the global checks */
+    std::string statsFile;  /**< when set, the Communicator's per-key telemetry (JSON) goes here */
 };
 
 /** @brief Where one rank's time went (seconds) and what it exchanged. */

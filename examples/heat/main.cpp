@@ -74,6 +74,9 @@ void declareOptions(CLI::App& app, Arguments& a)
     app.add_option("--check-every", a.options.checkEvery, "global check every K steps (0: never)")
         ->capture_default_str();
     app.add_option("--vtk", a.vtk, "write heat.pvtu and one .vtu per rank into this folder");
+    app.add_option(
+        "--stats", a.options.statsFile, "write the halo exchange telemetry of every rank (JSON)"
+    );
     app.add_flag_function(
         "--no-inplace",
         [&a](std::int64_t) { a.options.inPlace = false; },

@@ -21,8 +21,7 @@ CommunicatorState::CommunicatorState(
     const std::source_location& where
 )
     : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
-      secondsPerTick_(telemetryClock().secondsPerTick)
+      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc)
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -366,7 +365,13 @@ const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
     {
         if (exchange.reverse == reverse && exchange.key == key)
         {
-            return exchange.stats;
+            const double secondsPerTick { telemetrySecondsPerTick() };
+            exchange.reported = exchange.stats;
+            exchange.reported.packSeconds *= secondsPerTick;
+            exchange.reported.postSeconds *= secondsPerTick;
+            exchange.reported.waitSeconds *= secondsPerTick;
+            exchange.reported.unpackSeconds *= secondsPerTick;
+            return exchange.reported;
         }
         known += (known.empty() ? " '" : ", '") + exchange.key.name() + "'" +
                  (exchange.reverse ? " (reverse)" : "");

@@ -109,10 +109,14 @@ public:
     const mpi::WaitPolicy& policy() const noexcept { return policy_ ? *policy_ : envPolicy_; }
     /** @brief A telemetry stamp (0 when timing is off). */
     std::int64_t stamp() const noexcept;
-    /** @brief Seconds between two stamps. */
+    /**
+     * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
+     * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
+     * waits for the clock's calibration.
+     */
     double secondsBetween(std::int64_t from, std::int64_t to) const noexcept
     {
-        return static_cast<double>(to - from) * secondsPerTick_;
+        return static_cast<double>(to - from);
     }
 
     mpi::MPIEnvironment env_;               /**< the duplicated communicator */
@@ -137,7 +141,6 @@ public:
     std::optional<mpi::MPIEnvironment> graph_;        /**< sources: receive map, dests: send map */
     std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
     bool tsc_ { false };                              /**< stamps read the time-stamp counter */
-    double secondsPerTick_ { 1e-9 };                  /**< seconds per stamp tick */
 };
 
 } // namespace fieldsync::halo

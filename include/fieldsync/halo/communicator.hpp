@@ -376,7 +376,9 @@ public:
 
     /**
      * @brief The telemetry of @p key (its forward exchange, or its reverse one when
-     * @p reverse), accumulated since its first start or the last resetStats().
+     * @p reverse), accumulated since its first start or the last resetStats(). The reference
+     * holds the values as of this call (the clock's ticks converted to seconds here); call
+     * again for newer ones.
      * @throws Error when the key never started an exchange of that direction.
      */
     [[nodiscard]] const ExchangeStats& stats(const CommKey& key, bool reverse = false) const;

@@ -18,10 +18,12 @@ CommunicatorState::CommunicatorState(
     const mpi::MPIEnvironment& env,
     RankSimplexCommMap sendMap,
     RankSimplexCommMap receiveMap,
-    const std::source_location& where
+    const std::source_location& where,
+    bool duplicate
 )
-    : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc)
+    : env_(duplicate ? env.duplicate() : env), sendMap_(std::move(sendMap)),
+      receiveMap_(std::move(receiveMap)), envPolicy_(mpi::WaitPolicy::fromEnvironment()),
+      tsc_(telemetryClock().tsc)
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -216,6 +218,22 @@ Communicator::Communicator(
       )
 {
     state_->commit(options, where);
+}
+
+Communicator Communicator::adopt(
+    mpi::MPIEnvironment duplicate,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    const CommitOptions& options,
+    const std::source_location& where
+)
+{
+    Communicator adopted;
+    adopted.state_ = std::make_unique<CommunicatorState>(
+        duplicate, std::move(sendMap), std::move(receiveMap), where, false
+    );
+    adopted.state_->commit(options, where, true);
+    return adopted;
 }
 
 Communicator Communicator::declare(

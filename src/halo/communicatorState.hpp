@@ -22,12 +22,16 @@ namespace fieldsync::halo
 class CommunicatorState
 {
 public:
-    /** @brief Duplicates @p env's communicator and checks the maps (collective). */
+    /**
+     * @brief Duplicates @p env's communicator (collective) and checks the maps; with
+     * @p duplicate false, @p env is already a private duplicate and is used as it is.
+     */
     CommunicatorState(
         const mpi::MPIEnvironment& env,
         RankSimplexCommMap sendMap,
         RankSimplexCommMap receiveMap,
-        const std::source_location& where
+        const std::source_location& where,
+        bool duplicate = true
     );
 
     /** @brief Logs the exchanges in flight; the pool then cancels their messages. */
@@ -39,8 +43,13 @@ public:
     CommunicatorState& operator=(CommunicatorState&&) = delete;
 
     // --- commit (commit.cpp) ---
-    /** @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit). */
-    void commit(const CommitOptions& options, const std::source_location& where);
+    /**
+     * @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit).
+     * With @p checked (GhostList: the pattern agrees and was checked by construction, with its
+     * errors already raised on every rank) nothing is checked and no rank waits for the others.
+     */
+    void
+    commit(const CommitOptions& options, const std::source_location& where, bool checked = false);
     /** @brief Local: no send index is a ghost, no receive index an owned cell. */
     std::string checkOwnership(const CommitOptions& options) const;
     /** @brief Collective (sparse exchange): counts, neighbours and order agree between pairs. */

@@ -120,6 +120,7 @@ concept HaloField =
     detail::IsStdSpan<std::remove_cvref_t<F>>::value;
 
 class CommunicatorState;
+class GhostList;
 
 /**
  * @brief Non-blocking synchronisation of fields over one halo pattern (a send and a receive
@@ -396,6 +397,22 @@ public:
     [[nodiscard]] std::size_t poolSize() const noexcept;
 
 private:
+    friend class GhostList;
+
+    /**
+     * @brief For GhostList, whose maps agree by construction and were checked on every rank:
+     * takes @p duplicate (a private duplicate nothing else uses) as the Communicator's own
+     * communicator and commits with @p options' back end, without checks and without waiting
+     * for other ranks.
+     */
+    [[nodiscard]] static Communicator adopt(
+        mpi::MPIEnvironment duplicate,
+        RankSimplexCommMap sendMap,
+        RankSimplexCommMap receiveMap,
+        const CommitOptions& options,
+        const std::source_location& where
+    );
+
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     void finish(
         const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where

@@ -95,7 +95,16 @@ void GhostListSetUp::checkLocally()
     }
     for (std::size_t k { 0 }; k < owners_.size(); ++k)
     {
-        checkEntry(k);
+        const LocalIndex ghost { ghostCells_[k] };
+        const GhostOwner owner { owners_[k] };
+        const bool good { ghost >= 0 && static_cast<std::size_t>(ghost) >= nOwned_ &&
+                          owner.rank >= 0 && owner.rank < nRanks_ && owner.index >= 0 &&
+                          (owner.rank != self_ || static_cast<std::size_t>(owner.index) < nOwned_
+                          ) };
+        if (!good) [[unlikely]]
+        {
+            checkEntry(k); // says why
+        }
     }
     checkDuplicates();
 }

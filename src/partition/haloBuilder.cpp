@@ -216,11 +216,12 @@ void HaloBuild::numberOwnedCells()
 void HaloBuild::findFirstLayer()
 {
     entryCode_.resize(owned_.adjacency().size());
-    // symmetry inside this rank: the sums of a hash of (i, j) and of (j, i) over the local edges
-    // i -> j agree when every edge is listed both ways; only when they differ is each edge
-    // searched for in the other cell's list (to name the cell)
-    std::uint64_t forward { 0 };
-    std::uint64_t backward { 0 };
+    // symmetry inside this rank: a hash of the pair {i, j} summed over the local edges i -> j
+    // with i < j, and over those with i > j, gives the same sum when every edge is listed both
+    // ways; only when the sums differ is each edge searched for in the other cell's list (to
+    // name the cell)
+    std::uint64_t upward { 0 };   // edges i -> j with i < j
+    std::uint64_t downward { 0 }; // edges i -> j with i > j, hashed as j -> i
     for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
     {
         const auto nbrs = owned_.neighbours(i);
@@ -231,8 +232,8 @@ void HaloBuild::findFirstLayer()
             const LocalIndex local { ownedLocal_.find(b) };
             if (local >= 0)
             {
-                forward += edgeHash(i, static_cast<std::size_t>(local));
-                backward += edgeHash(static_cast<std::size_t>(local), i);
+                const auto j = static_cast<std::size_t>(local);
+                (i < j ? upward : downward) += edgeHash(std::min(i, j), std::max(i, j));
                 code[k] = local;
                 continue;
             }
@@ -244,7 +245,7 @@ void HaloBuild::findFirstLayer()
             }
         }
     }
-    if (forward != backward)
+    if (upward != downward)
     {
         findAsymmetricEdge();
     }

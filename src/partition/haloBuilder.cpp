@@ -66,6 +66,13 @@ struct GhostNumbering
     std::vector<LocalIndex> receiveIndices;  /**< local ghost indices */
 };
 
+/** @brief An adjacency entry that is a ghost: the owned cell and the entry's position. */
+struct GhostEntry
+{
+    std::size_t cell;  /**< the owned cell (row) */
+    std::size_t entry; /**< its position in the adjacency */
+};
+
 /** @brief The ghosts found so far, by slot (the order found), and id -> slot. */
 struct Ghosts
 {
@@ -162,6 +169,7 @@ private:
     IdMap ownedLocal_;                     /**< owned id -> local index */
     Ghosts ghosts_;                        /**< ghost cells, by slot */
     std::vector<LocalIndex> entryCode_;    /**< per adjacency entry: local index, or -(slot + 1) */
+    std::vector<GhostEntry> ghostEntries_; /**< the adjacency entries that are ghosts */
     std::map<int, std::vector<GlobalIndex>> sendCells_;   /**< requester -> my cells it needs */
     std::map<int, std::vector<GlobalIndex>> newRequests_; /**< requester -> cells of last layer */
     std::vector<GlobalIndex> lastLayer_;                  /**< ghosts of the last layer */
@@ -239,6 +247,7 @@ void HaloBuild::findFirstLayer()
             }
             const LocalIndex slot { ghosts_.add(b, -1, 1) };
             code[k] = -(slot + 1);
+            ghostEntries_.push_back({ i, owned_.offsets()[i] + k });
             if (ownersGiven_)
             {
                 recordGivenOwner(i, k, b, slot);
@@ -321,20 +330,15 @@ void HaloBuild::lookUpOwners()
         const OwnerDirectory directory(comm_, owned_.globalIds(), where_);
         directoryEntries_ = directory.localEntries();
         ghosts_.owner = directory.owners(ghosts_.id, where_);
-        for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+        for (const GhostEntry& entry : ghostEntries_)
         {
-            const auto nbrs = owned_.neighbours(i);
-            for (std::size_t k { 0 }; k < nbrs.size(); ++k)
+            const auto slot = static_cast<std::size_t>(-entryCode_[entry.entry] - 1);
+            if (ghosts_.owner[slot] < 0)
             {
-                const GlobalIndex b { nbrs[k] };
-                const LocalIndex code { entryCode_[owned_.offsets()[i] + k] };
-                if (code < 0 && ghosts_.owner[static_cast<std::size_t>(-code - 1)] < 0)
-                {
-                    fail(
-                        "HaloBuilder: " + cellText(owned_.globalId(i)) + " has neighbour " +
-                        std::to_string(b) + " that no rank owns" + onRank_
-                    );
-                }
+                fail(
+                    "HaloBuilder: " + cellText(owned_.globalId(entry.cell)) + " has neighbour " +
+                    std::to_string(ghosts_.id[slot]) + " that no rank owns" + onRank_
+                );
             }
         }
     }
@@ -352,19 +356,12 @@ void HaloBuild::exchangeFirstLayerEdges()
     {
         messageOf[slot] = &edges[ghosts_.owner[slot]];
     }
-    for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+    for (const GhostEntry& entry : ghostEntries_)
     {
-        const auto nbrs = owned_.neighbours(i);
-        const LocalIndex* code { entryCode_.data() + owned_.offsets()[i] };
-        for (std::size_t k { 0 }; k < nbrs.size(); ++k)
-        {
-            if (code[k] < 0)
-            {
-                auto& message = *messageOf[static_cast<std::size_t>(-code[k] - 1)];
-                message.push_back(nbrs[k]);
-                message.push_back(owned_.globalId(i));
-            }
-        }
+        const auto slot = static_cast<std::size_t>(-entryCode_[entry.entry] - 1);
+        auto& message = *messageOf[slot];
+        message.push_back(ghosts_.id[slot]);
+        message.push_back(owned_.globalId(entry.cell));
     }
     for (const mpi::SparseMessage& message :
          mpi::sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))

@@ -41,6 +41,7 @@
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
+#include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/halo/graphTopologyOf.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 #include "fieldsync/halo/packKernels.hpp"

@@ -46,28 +46,36 @@ const TelemetryClock& telemetryClock()
 #if defined(__x86_64__)
         std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
         std::string name;
-        if (source >> name && name == "tsc")
-        {
-            using Steady = std::chrono::steady_clock;
-            const auto t0 = Steady::now();
-            const auto c0 = readTsc();
-            auto t1 = t0;
-            while (t1 - t0 < std::chrono::milliseconds { 2 })
-            {
-                t1 = Steady::now();
-            }
-            const auto c1 = readTsc();
-            const double seconds = std::chrono::duration<double>(t1 - t0).count();
-            if (c1 > c0 && seconds > 0.0)
-            {
-                chosen.tsc = true;
-                chosen.secondsPerTick = seconds / static_cast<double>(c1 - c0);
-            }
-        }
+        chosen.tsc = static_cast<bool>(source >> name) && name == "tsc";
 #endif
+        chosen.anchorNanoseconds = telemetryTicks(false);
+        chosen.anchorTicks = telemetryTicks(chosen.tsc);
         return chosen;
     }();
     return clock;
+}
+
+double telemetrySecondsPerTick()
+{
+    static const double secondsPerTick = []
+    {
+        const TelemetryClock& clock = telemetryClock();
+        if (!clock.tsc)
+        {
+            return 1e-9;
+        }
+        constexpr std::int64_t minimumNanoseconds { 1'000'000 };
+        std::int64_t nanoseconds { telemetryTicks(false) };
+        while (nanoseconds - clock.anchorNanoseconds < minimumNanoseconds)
+        {
+            nanoseconds = telemetryTicks(false);
+        }
+        const std::int64_t ticks { telemetryTicks(true) - clock.anchorTicks };
+        return ticks > 0 ? static_cast<double>(nanoseconds - clock.anchorNanoseconds) * 1e-9 /
+                               static_cast<double>(ticks)
+                         : 1e-9;
+    }();
+    return secondsPerTick;
 }
 
 } // namespace fieldsync

@@ -143,7 +143,9 @@ const char* toString(BackEnd backEnd) noexcept
     return "unknown";
 }
 
-void CommunicatorState::commit(const CommitOptions& options, const std::source_location& where)
+void CommunicatorState::commit(
+    const CommitOptions& options, const std::source_location& where, bool checked
+)
 {
     FIELDSYNC_CHECK_AT(!committed_, "Communicator::commit: already committed", where);
     FIELDSYNC_CHECK_AT(
@@ -154,16 +156,19 @@ void CommunicatorState::commit(const CommitOptions& options, const std::source_l
             std::to_string(std::max(sendMap_.maxIndex(), receiveMap_.maxIndex())),
         where
     );
-    std::string error = checkOwnership(options);
-    if (options.checkPattern)
+    if (!checked)
     {
-        error += checkPattern(options, where);
+        std::string error = checkOwnership(options);
+        if (options.checkPattern)
+        {
+            error += checkPattern(options, where);
+        }
+        if (!error.empty())
+        {
+            error = "Communicator::commit: the halo pattern disagrees:" + error;
+        }
+        mpi::raiseIfAnyFailed(env_.comm(), error, where);
     }
-    if (!error.empty())
-    {
-        error = "Communicator::commit: the halo pattern disagrees:" + error;
-    }
-    mpi::raiseIfAnyFailed(env_.comm(), error, where);
     const std::string fromEnvironment = envString("FIELDSYNC_HALO_BACKEND", "p2p");
     BackEnd chosen = options.backEnd.value_or(
         fromEnvironment == "neighbour" ? BackEnd::NeighbourCollective

@@ -37,11 +37,12 @@ CommunicatorState::CommunicatorState(
     const mpi::MPIEnvironment& env,
     RankSimplexCommMap sendMap,
     RankSimplexCommMap receiveMap,
-    const std::source_location& where
+    const std::source_location& where,
+    bool duplicate
 )
-    : env_(env.duplicate()), sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
-      secondsPerTick_(telemetryClock().secondsPerTick), profiling_(ProfilingRegion::toolLoaded())
+    : env_(duplicate ? env.duplicate() : env), sendMap_(std::move(sendMap)),
+      receiveMap_(std::move(receiveMap)), envPolicy_(mpi::WaitPolicy::fromEnvironment()),
+      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded())
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -239,6 +240,22 @@ Communicator::Communicator(
     state_->commit(options, where);
 }
 
+Communicator Communicator::adopt(
+    mpi::MPIEnvironment duplicate,
+    RankSimplexCommMap sendMap,
+    RankSimplexCommMap receiveMap,
+    const CommitOptions& options,
+    const std::source_location& where
+)
+{
+    Communicator adopted;
+    adopted.state_ = std::make_unique<CommunicatorState>(
+        duplicate, std::move(sendMap), std::move(receiveMap), where, false
+    );
+    adopted.state_->commit(options, where, true);
+    return adopted;
+}
+
 Communicator Communicator::declare(
     mpi::MPIEnvironment env,
     RankSimplexCommMap sendMap,
@@ -378,6 +395,21 @@ std::size_t Communicator::poolSize() const noexcept
     return state_ == nullptr ? 0 : state_->pool_.size();
 }
 
+namespace
+{
+/** @brief @p ticks (times kept in telemetry-clock ticks) with the times in seconds. */
+ExchangeStats inSeconds(const ExchangeStats& ticks)
+{
+    const double secondsPerTick { telemetrySecondsPerTick() };
+    ExchangeStats seconds { ticks };
+    seconds.packSeconds *= secondsPerTick;
+    seconds.postSeconds *= secondsPerTick;
+    seconds.waitSeconds *= secondsPerTick;
+    seconds.unpackSeconds *= secondsPerTick;
+    return seconds;
+}
+} // namespace
+
 const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
 {
     const CommunicatorState& s = state(key.where());
@@ -386,7 +418,8 @@ const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
     {
         if (exchange.reverse == reverse && exchange.key == key)
         {
-            return exchange.stats;
+            exchange.reported = inSeconds(exchange.stats);
+            return exchange.reported;
         }
         known += (known.empty() ? " '" : ", '") + exchange.key.name() + "'" +
                  (exchange.reverse ? " (reverse)" : "");
@@ -434,7 +467,7 @@ std::string Communicator::statsJson(const std::source_location& where) const
     bool first { true };
     for (const auto& exchange : s.exchanges_)
     {
-        const ExchangeStats& t = exchange.stats;
+        const ExchangeStats t = inSeconds(exchange.stats);
         json.append(first ? "" : ", ").append("{\"key\": ").append(quoted(exchange.key.name()));
         json.append(", \"reverse\": ").append(exchange.reverse ? "true" : "false");
         json.append(", \"exchanges\": ").append(std::to_string(t.exchanges));

@@ -58,12 +58,16 @@ private:
 class CommunicatorState
 {
 public:
-    /** @brief Duplicates @p env's communicator and checks the maps (collective). */
+    /**
+     * @brief Duplicates @p env's communicator (collective) and checks the maps; with
+     * @p duplicate false, @p env is already a private duplicate and is used as it is.
+     */
     CommunicatorState(
         const mpi::MPIEnvironment& env,
         RankSimplexCommMap sendMap,
         RankSimplexCommMap receiveMap,
-        const std::source_location& where
+        const std::source_location& where,
+        bool duplicate = true
     );
 
     /** @brief Logs the exchanges in flight; the pool then cancels their messages. */
@@ -75,8 +79,13 @@ public:
     CommunicatorState& operator=(CommunicatorState&&) = delete;
 
     // --- commit (commit.cpp) ---
-    /** @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit). */
-    void commit(const CommitOptions& options, const std::source_location& where);
+    /**
+     * @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit).
+     * With @p checked (GhostList: the pattern agrees and was checked by construction, with its
+     * errors already raised on every rank) nothing is checked and no rank waits for the others.
+     */
+    void
+    commit(const CommitOptions& options, const std::source_location& where, bool checked = false);
     /** @brief Local: no send index is a ghost, no receive index an owned cell. */
     std::string checkOwnership(const CommitOptions& options) const;
     /** @brief Collective (sparse exchange): counts, neighbours and order agree between pairs. */
@@ -153,10 +162,14 @@ public:
     const mpi::WaitPolicy& policy() const noexcept { return policy_ ? *policy_ : envPolicy_; }
     /** @brief A telemetry stamp (0 when timing is off). */
     std::int64_t stamp() const noexcept;
-    /** @brief Seconds between two stamps. */
+    /**
+     * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
+     * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
+     * waits for the clock's calibration.
+     */
     double secondsBetween(std::int64_t from, std::int64_t to) const noexcept
     {
-        return static_cast<double>(to - from) * secondsPerTick_;
+        return static_cast<double>(to - from);
     }
 
     mpi::MPIEnvironment env_;               /**< the duplicated communicator */
@@ -181,7 +194,6 @@ public:
     std::optional<mpi::MPIEnvironment> graph_;        /**< sources: receive map, dests: send map */
     std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
     bool tsc_ { false };                              /**< stamps read the time-stamp counter */
-    double secondsPerTick_ { 1e-9 };                  /**< seconds per stamp tick */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
 };
 

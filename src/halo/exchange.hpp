@@ -28,7 +28,8 @@ struct Exchange
     std::vector<FieldShape> fields;      /**< the fields in flight, as started */
     std::size_t buffer { npos };         /**< pool entry in use */
     std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
-    ExchangeStats stats;                 /**< telemetry of this key */
+    ExchangeStats stats;                 /**< telemetry of this key, times in clock ticks */
+    mutable ExchangeStats reported;      /**< stats in seconds, as of the last stats() call */
 };
 
 } // namespace fieldsync::halo

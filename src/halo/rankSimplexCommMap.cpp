@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -227,6 +228,40 @@ void RankSimplexCommMap::validateFieldSize(
 void RankSimplexCommMap::validateUnique(std::string_view what, const std::source_location& where)
     const
 {
+    const auto twice = [&](LocalIndex cell, int firstRank, std::size_t k, std::size_t i)
+    {
+        throw Error(
+            std::string(what) + ": cell " + std::to_string(cell) +
+                " is written twice (from neighbour rank " + std::to_string(firstRank) +
+                " and from neighbour rank " + std::to_string(neighbours_[k]) + ", entry " +
+                std::to_string(i - offsets_[k]) + ")",
+            where
+        );
+    };
+    if (maxIndex_ < 0)
+    {
+        return;
+    }
+    // cells are local indices, usually one dense range (the ghosts): a table over that range
+    // (no hashing) unless they are spread out
+    const LocalIndex lowest = *std::min_element(indices_.begin(), indices_.end());
+    if (static_cast<std::size_t>(maxIndex_ - lowest) <= 4 * indices_.size() + 1024)
+    {
+        std::vector<int> writer(static_cast<std::size_t>(maxIndex_ - lowest) + 1, -1);
+        for (std::size_t k = 0; k < neighbours_.size(); ++k)
+        {
+            for (std::size_t i = offsets_[k]; i < offsets_[k + 1]; ++i)
+            {
+                int& seen = writer[static_cast<std::size_t>(indices_[i] - lowest)];
+                if (seen >= 0)
+                {
+                    twice(indices_[i], seen, k, i);
+                }
+                seen = neighbours_[k];
+            }
+        }
+        return;
+    }
     std::unordered_map<LocalIndex, int> seen;
     seen.reserve(indices_.size());
     for (std::size_t k = 0; k < neighbours_.size(); ++k)
@@ -234,32 +269,48 @@ void RankSimplexCommMap::validateUnique(std::string_view what, const std::source
         for (std::size_t i = offsets_[k]; i < offsets_[k + 1]; ++i)
         {
             const auto [it, inserted] = seen.emplace(indices_[i], neighbours_[k]);
-            FIELDSYNC_CHECK_AT(
-                inserted,
-                std::string(what) + ": cell " + std::to_string(indices_[i]) +
-                    " is written twice (from neighbour rank " + std::to_string(it->second) +
-                    " and from neighbour rank " + std::to_string(neighbours_[k]) + ", entry " +
-                    std::to_string(i - offsets_[k]) + ")",
-                where
-            );
+            if (!inserted)
+            {
+                twice(indices_[i], it->second, k, i);
+            }
         }
     }
 }
 
 bool RankSimplexCommMap::hasRepeatWithinNeighbour() const
 {
+    // one bit per cell over the range of each neighbour's cells (no sort: send cells are spread
+    // over the owned cells); a sorted copy only when the range is far larger than the list
+    std::vector<std::uint64_t> seen;
     for (std::size_t k = 0; k < neighbours_.size(); ++k)
     {
         if (runStart_[k] >= 0)
         {
             continue;
         }
-        std::vector<LocalIndex> cells(
-            indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[k]),
-            indices_.begin() + static_cast<std::ptrdiff_t>(offsets_[k + 1])
+        const std::span<const LocalIndex> cells(
+            indices_.data() + offsets_[k], offsets_[k + 1] - offsets_[k]
         );
-        std::sort(cells.begin(), cells.end());
-        if (std::adjacent_find(cells.begin(), cells.end()) != cells.end())
+        const auto [low, high] = std::minmax_element(cells.begin(), cells.end());
+        const auto words = (static_cast<std::size_t>(*high - *low) >> 6U) + 1;
+        if (words <= 4 * cells.size() + 1024)
+        {
+            seen.assign(words, 0);
+            for (const LocalIndex cell : cells)
+            {
+                const auto bit = static_cast<std::size_t>(cell - *low);
+                const std::uint64_t mask { std::uint64_t { 1 } << (bit & 63U) };
+                if ((seen[bit >> 6U] & mask) != 0)
+                {
+                    return true;
+                }
+                seen[bit >> 6U] |= mask;
+            }
+            continue;
+        }
+        std::vector<LocalIndex> sorted(cells.begin(), cells.end());
+        std::sort(sorted.begin(), sorted.end());
+        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
         {
             return true;
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/partition/haloBuilder.hpp"
 
+#include "idMap.hpp"
+
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
@@ -9,8 +11,6 @@
 #include <limits>
 #include <map>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace fieldsync::partition
 {
@@ -37,6 +37,17 @@ std::vector<mpi::SparseMessage> toMessages(std::map<int, std::vector<std::int64_
     return out;
 }
 
+/** @brief A 64-bit hash of the directed edge @p from -> @p to (local indices). */
+std::uint64_t edgeHash(std::size_t from, std::size_t to)
+{
+    std::uint64_t x { (static_cast<std::uint64_t>(from) << 32U) ^ static_cast<std::uint64_t>(to) };
+    x ^= x >> 33U;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33U;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33U);
+}
+
 void sortUnique(std::vector<GlobalIndex>& ids)
 {
     std::sort(ids.begin(), ids.end());
@@ -46,13 +57,50 @@ void sortUnique(std::vector<GlobalIndex>& ids)
 /** @brief The local numbering of the ghosts and the receive map it implies. */
 struct GhostNumbering
 {
-    std::vector<GlobalIndex> globalIds;                     /**< owned, then ghost ids */
-    std::vector<int> ghostOwners;                           /**< owner of each ghost */
-    std::vector<int> ghostLayers;                           /**< layer of each ghost */
-    std::unordered_map<GlobalIndex, LocalIndex> ghostLocal; /**< ghost id -> local index */
-    std::vector<int> receiveRanks;                          /**< owners, ascending */
-    std::vector<std::size_t> receiveOffsets;                /**< their ghost ranges */
-    std::vector<LocalIndex> receiveIndices;                 /**< local ghost indices */
+    std::vector<GlobalIndex> globalIds;      /**< owned, then ghost ids */
+    std::vector<int> ghostOwners;            /**< owner of each ghost */
+    std::vector<int> ghostLayers;            /**< layer of each ghost */
+    std::vector<LocalIndex> slotLocal;       /**< ghost slot -> local index */
+    std::vector<int> receiveRanks;           /**< owners, ascending */
+    std::vector<std::size_t> receiveOffsets; /**< their ghost ranges */
+    std::vector<LocalIndex> receiveIndices;  /**< local ghost indices */
+};
+
+/** @brief An adjacency entry that is a ghost: the owned cell and the entry's position. */
+struct GhostEntry
+{
+    std::size_t cell;  /**< the owned cell (row) */
+    std::size_t entry; /**< its position in the adjacency */
+};
+
+/** @brief The ghosts found so far, by slot (the order found), and id -> slot. */
+struct Ghosts
+{
+    IdMap slotOf;                /**< ghost id -> slot */
+    std::vector<GlobalIndex> id; /**< id of each slot */
+    std::vector<int> owner;      /**< owner of each slot (-1: not known yet) */
+    std::vector<int> layer;      /**< halo layer of each slot */
+
+    /** @brief The slot of @p ghost, added with @p ownerRank and @p ghostLayer when new. */
+    LocalIndex add(GlobalIndex ghost, int ownerRank, int ghostLayer)
+    {
+        const auto next = static_cast<LocalIndex>(id.size());
+        const LocalIndex present { slotOf.insert(ghost, next) };
+        if (present >= 0)
+        {
+            return present;
+        }
+        id.push_back(ghost);
+        owner.push_back(ownerRank);
+        layer.push_back(ghostLayer);
+        return next;
+    }
+
+    /** @brief The owner of ghost @p ghost (which must be known). */
+    [[nodiscard]] int ownerOf(GlobalIndex ghost) const
+    {
+        return owner[static_cast<std::size_t>(slotOf.find(ghost))];
+    }
 };
 
 /**
@@ -86,8 +134,9 @@ public:
 private:
     void fail(std::string message);
     void raiseIfAnyFailed() const;
+    void findAsymmetricEdge();
     void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
-    void recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b);
+    void recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b, LocalIndex slot);
     void checkEdgeRequests(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
@@ -105,8 +154,8 @@ private:
     void registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks);
     [[nodiscard]] GhostNumbering numberGhosts() const;
     [[nodiscard]] halo::RankSimplexCommMap sendMap();
-    [[nodiscard]] std::vector<LocalIndex>
-    ownedNeighbours(const std::unordered_map<GlobalIndex, LocalIndex>& ghostLocal) const;
+    [[nodiscard]] std::vector<LocalIndex> ownedNeighbours(const std::vector<LocalIndex>& slotLocal
+    ) const;
 
     const CellGraph& owned_;               /**< this rank's cells */
     std::span<const int> neighbourOwners_; /**< owner of each adjacency entry, if given */
@@ -117,10 +166,11 @@ private:
     std::source_location where_;           /**< the caller's call site */
     std::string onRank_;                   /**< " (rank r)" for messages */
     std::string error_;                    /**< the first bad input found on this rank */
-    std::unordered_map<GlobalIndex, LocalIndex> ownedLocal_; /**< owned id -> local index */
-    std::map<GlobalIndex, int> ghostOwner_;                  /**< ghost id -> owner */
-    std::map<GlobalIndex, int> ghostLayer_;                  /**< ghost id -> layer */
-    std::map<int, std::vector<GlobalIndex>> sendCells_;      /**< requester -> my cells it needs */
+    IdMap ownedLocal_;                     /**< owned id -> local index */
+    Ghosts ghosts_;                        /**< ghost cells, by slot */
+    std::vector<LocalIndex> entryCode_;    /**< per adjacency entry: local index, or -(slot + 1) */
+    std::vector<GhostEntry> ghostEntries_; /**< the adjacency entries that are ghosts */
+    std::map<int, std::vector<GlobalIndex>> sendCells_;   /**< requester -> my cells it needs */
     std::map<int, std::vector<GlobalIndex>> newRequests_; /**< requester -> cells of last layer */
     std::vector<GlobalIndex> lastLayer_;                  /**< ghosts of the last layer */
     std::size_t directoryEntries_ { 0 };                  /**< owner-directory entries here */
@@ -143,18 +193,20 @@ void HaloBuild::raiseIfAnyFailed() const
 void HaloBuild::numberOwnedCells()
 {
     const std::size_t nOwned { owned_.nCells() };
-    ownedLocal_.reserve(nOwned);
     if (nOwned >= static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()))
     {
         fail(
             "HaloBuilder: " + std::to_string(nOwned) + " owned cells exceed the local index range"
         );
     }
-    for (std::size_t i { 0 }; i < nOwned && error_.empty(); ++i)
+    else
     {
-        if (!ownedLocal_.emplace(owned_.globalId(i), static_cast<LocalIndex>(i)).second)
+        std::int64_t repeat { -1 };
+        ownedLocal_ = IdMap(owned_.globalIds(), repeat);
+        if (repeat >= 0)
         {
-            fail("HaloBuilder: " + cellText(owned_.globalId(i)) + " is listed twice" + onRank_);
+            const GlobalIndex id { owned_.globalId(static_cast<std::size_t>(repeat)) };
+            fail("HaloBuilder: " + cellText(id) + " is listed twice" + onRank_);
         }
     }
     if (ownersGiven_ && neighbourOwners_.size() != owned_.adjacency().size())
@@ -171,23 +223,55 @@ void HaloBuild::numberOwnedCells()
  * its owners when the caller gave them). */
 void HaloBuild::findFirstLayer()
 {
+    entryCode_.resize(owned_.adjacency().size());
+    // symmetry inside this rank: a hash of the pair {i, j} summed over the local edges i -> j
+    // with i < j, and over those with i > j, gives the same sum when every edge is listed both
+    // ways; only when the sums differ is each edge searched for in the other cell's list (to
+    // name the cell)
+    std::uint64_t upward { 0 };   // edges i -> j with i < j
+    std::uint64_t downward { 0 }; // edges i -> j with i > j, hashed as j -> i
     for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
     {
-        const GlobalIndex a { owned_.globalId(i) };
         const auto nbrs = owned_.neighbours(i);
+        LocalIndex* code { entryCode_.data() + owned_.offsets()[i] };
         for (std::size_t k { 0 }; k < nbrs.size(); ++k)
         {
             const GlobalIndex b { nbrs[k] };
-            const auto local = ownedLocal_.find(b);
-            if (local != ownedLocal_.end())
+            const LocalIndex local { ownedLocal_.find(b) };
+            if (local >= 0)
             {
-                checkLocalEdge(a, b, local->second);
+                const auto j = static_cast<std::size_t>(local);
+                (i < j ? upward : downward) += edgeHash(std::min(i, j), std::max(i, j));
+                code[k] = local;
                 continue;
             }
-            ghostLayer_[b] = 1;
+            const LocalIndex slot { ghosts_.add(b, -1, 1) };
+            code[k] = -(slot + 1);
+            ghostEntries_.push_back({ i, owned_.offsets()[i] + k });
             if (ownersGiven_)
             {
-                recordGivenOwner(i, k, b);
+                recordGivenOwner(i, k, b, slot);
+            }
+        }
+    }
+    if (upward != downward)
+    {
+        findAsymmetricEdge();
+    }
+}
+
+/** @brief Searches every local edge for its reverse; the first missing one is the error. */
+void HaloBuild::findAsymmetricEdge()
+{
+    for (std::size_t i { 0 }; i < owned_.nCells() && error_.empty(); ++i)
+    {
+        const LocalIndex* code { entryCode_.data() + owned_.offsets()[i] };
+        const auto nbrs = owned_.neighbours(i);
+        for (std::size_t k { 0 }; k < nbrs.size(); ++k)
+        {
+            if (code[k] >= 0)
+            {
+                checkLocalEdge(owned_.globalId(i), nbrs[k], code[k]);
             }
         }
     }
@@ -209,7 +293,7 @@ void HaloBuild::checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB)
 
 /** @brief The caller's owner of neighbour @p k of cell @p i (ghost @p b): in range, not this
  * rank, and the same for every entry of b. */
-void HaloBuild::recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b)
+void HaloBuild::recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b, LocalIndex slot)
 {
     const int q { neighbourOwners_[owned_.offsets()[i] + k] };
     if (q < 0 || q >= nRanks_ || q == self_)
@@ -223,11 +307,15 @@ void HaloBuild::recordGivenOwner(std::size_t i, std::size_t k, GlobalIndex b)
         );
         return;
     }
-    const auto [it, inserted] = ghostOwner_.emplace(b, q);
-    if (!inserted && it->second != q)
+    int& owner = ghosts_.owner[static_cast<std::size_t>(slot)];
+    if (owner < 0)
+    {
+        owner = q;
+    }
+    else if (owner != q)
     {
         fail(
-            "HaloBuilder: " + cellText(b) + " is given two owners, " + std::to_string(it->second) +
+            "HaloBuilder: " + cellText(b) + " is given two owners, " + std::to_string(owner) +
             " and " + std::to_string(q) + onRank_
         );
     }
@@ -241,29 +329,16 @@ void HaloBuild::lookUpOwners()
     {
         const OwnerDirectory directory(comm_, owned_.globalIds(), where_);
         directoryEntries_ = directory.localEntries();
-        std::vector<GlobalIndex> asked;
-        asked.reserve(ghostLayer_.size());
-        for (const auto& entry : ghostLayer_)
+        ghosts_.owner = directory.owners(ghosts_.id, where_);
+        for (const GhostEntry& entry : ghostEntries_)
         {
-            asked.push_back(entry.first);
-        }
-        const std::vector<int> owners { directory.owners(asked, where_) };
-        for (std::size_t k { 0 }; k < asked.size(); ++k)
-        {
-            ghostOwner_[asked[k]] = owners[k];
-        }
-        for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
-        {
-            for (const GlobalIndex b : owned_.neighbours(i))
+            const auto slot = static_cast<std::size_t>(-entryCode_[entry.entry] - 1);
+            if (ghosts_.owner[slot] < 0)
             {
-                const auto it = ghostOwner_.find(b);
-                if (it != ghostOwner_.end() && it->second < 0)
-                {
-                    fail(
-                        "HaloBuilder: " + cellText(owned_.globalId(i)) + " has neighbour " +
-                        std::to_string(b) + " that no rank owns" + onRank_
-                    );
-                }
+                fail(
+                    "HaloBuilder: " + cellText(owned_.globalId(entry.cell)) + " has neighbour " +
+                    std::to_string(ghosts_.id[slot]) + " that no rank owns" + onRank_
+                );
             }
         }
     }
@@ -274,19 +349,19 @@ void HaloBuild::lookUpOwners()
  * arrives and records who needs which of its cells. */
 void HaloBuild::exchangeFirstLayerEdges()
 {
-    std::map<int, std::vector<std::int64_t>> edges; // owner -> (ghost, my cell) pairs
-    for (std::size_t i { 0 }; i < owned_.nCells(); ++i)
+    // owner -> (ghost, my cell) pairs; each ghost slot knows its owner's message
+    std::map<int, std::vector<std::int64_t>> edges;
+    std::vector<std::vector<std::int64_t>*> messageOf(ghosts_.id.size());
+    for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
     {
-        for (const GlobalIndex b : owned_.neighbours(i))
-        {
-            const auto it = ghostOwner_.find(b);
-            if (it != ghostOwner_.end())
-            {
-                auto& message = edges[it->second];
-                message.push_back(b);
-                message.push_back(owned_.globalId(i));
-            }
-        }
+        messageOf[slot] = &edges[ghosts_.owner[slot]];
+    }
+    for (const GhostEntry& entry : ghostEntries_)
+    {
+        const auto slot = static_cast<std::size_t>(-entryCode_[entry.entry] - 1);
+        auto& message = *messageOf[slot];
+        message.push_back(ghosts_.id[slot]);
+        message.push_back(owned_.globalId(entry.cell));
     }
     for (const mpi::SparseMessage& message :
          mpi::sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))
@@ -299,10 +374,7 @@ void HaloBuild::exchangeFirstLayerEdges()
         auto& all = sendCells_[rank];
         all.insert(all.end(), cells.begin(), cells.end());
     }
-    for (const auto& entry : ghostOwner_)
-    {
-        lastLayer_.push_back(entry.first);
-    }
+    lastLayer_ = ghosts_.id;
 }
 
 /** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric. */
@@ -313,8 +385,8 @@ void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
     {
         const GlobalIndex b { message.data[k] };
         const GlobalIndex a { message.data[k + 1] };
-        const auto local = ownedLocal_.find(b);
-        if (local == ownedLocal_.end())
+        const LocalIndex local { ownedLocal_.find(b) };
+        if (local < 0)
         {
             fail(
                 "HaloBuilder: rank " + std::to_string(message.rank) + " says its " + cellText(a) +
@@ -323,7 +395,7 @@ void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
             );
             continue;
         }
-        const auto back = owned_.neighbours(static_cast<std::size_t>(local->second));
+        const auto back = owned_.neighbours(static_cast<std::size_t>(local));
         if (std::find(back.begin(), back.end(), a) == back.end())
         {
             fail(
@@ -364,13 +436,13 @@ std::vector<std::vector<std::int64_t>> HaloBuild::adjacencyReplies() const
         std::vector<std::int64_t> reply;
         for (const GlobalIndex b : entry.second)
         {
-            const auto nbrs = owned_.neighbours(static_cast<std::size_t>(ownedLocal_.at(b)));
+            const auto nbrs = owned_.neighbours(static_cast<std::size_t>(ownedLocal_.find(b)));
             reply.push_back(b);
             reply.push_back(static_cast<std::int64_t>(nbrs.size()));
             for (const GlobalIndex n : nbrs)
             {
                 reply.push_back(n);
-                reply.push_back(ownedLocal_.contains(n) ? self_ : ghostOwner_.at(n));
+                reply.push_back(ownedLocal_.contains(n) ? self_ : ghosts_.ownerOf(n));
             }
         }
         replies.push_back(std::move(reply));
@@ -413,7 +485,7 @@ std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
     std::vector<int> lastOwners;
     for (const GlobalIndex b : lastLayer_)
     {
-        lastOwners.push_back(ghostOwner_.at(b));
+        lastOwners.push_back(ghosts_.ownerOf(b));
     }
     std::sort(lastOwners.begin(), lastOwners.end());
     lastOwners.erase(std::unique(lastOwners.begin(), lastOwners.end()), lastOwners.end());
@@ -460,7 +532,7 @@ void HaloBuild::readAdjacencyReply(
         {
             const GlobalIndex n { reply[k] };
             const int owner { static_cast<int>(reply[k + 1]) };
-            if (ownedLocal_.contains(n) || ghostOwner_.contains(n))
+            if (ownedLocal_.contains(n) || ghosts_.slotOf.contains(n))
             {
                 continue;
             }
@@ -473,8 +545,7 @@ void HaloBuild::readAdjacencyReply(
                 );
                 continue;
             }
-            ghostOwner_[n] = owner;
-            ghostLayer_[n] = layer;
+            ghosts_.add(n, owner, layer);
             asks[owner].push_back(n);
             lastLayer_.push_back(n);
         }
@@ -514,7 +585,7 @@ HaloLayout HaloBuild::makeLayout()
 {
     GhostNumbering ghosts { numberGhosts() };
     halo::RankSimplexCommMap send { sendMap() };
-    std::vector<LocalIndex> neighbours { ownedNeighbours(ghosts.ghostLocal) };
+    std::vector<LocalIndex> neighbours { ownedNeighbours(ghosts.slotLocal) };
     return HaloLayout(
         owned_.nCells(),
         std::move(ghosts.globalIds),
@@ -538,24 +609,35 @@ HaloLayout HaloBuild::makeLayout()
 GhostNumbering HaloBuild::numberGhosts() const
 {
     const std::size_t nOwned { owned_.nCells() };
-    std::vector<std::pair<int, GlobalIndex>> ghosts;
-    ghosts.reserve(ghostOwner_.size());
-    for (const auto& [id, owner] : ghostOwner_)
+    struct Ghost
     {
-        ghosts.emplace_back(owner, id);
+        int owner;
+        GlobalIndex id;
+        LocalIndex slot;
+    };
+    std::vector<Ghost> ghosts(ghosts_.id.size());
+    for (std::size_t slot { 0 }; slot < ghosts.size(); ++slot)
+    {
+        ghosts[slot] = { ghosts_.owner[slot], ghosts_.id[slot], static_cast<LocalIndex>(slot) };
     }
-    std::sort(ghosts.begin(), ghosts.end());
+    std::sort(
+        ghosts.begin(),
+        ghosts.end(),
+        [](const Ghost& x, const Ghost& y)
+        { return x.owner != y.owner ? x.owner < y.owner : x.id < y.id; }
+    );
     FIELDSYNC_CHECK_AT(
         nOwned + ghosts.size() < static_cast<std::size_t>(std::numeric_limits<LocalIndex>::max()),
         "HaloBuilder: owned plus ghost cells exceed the local index range" + onRank_,
         where_
     );
     GhostNumbering result;
+    result.globalIds.reserve(nOwned + ghosts.size());
     result.globalIds.assign(owned_.globalIds().begin(), owned_.globalIds().end());
-    result.ghostLocal.reserve(ghosts.size());
+    result.slotLocal.resize(ghosts.size());
     for (std::size_t k { 0 }; k < ghosts.size(); ++k)
     {
-        const auto [owner, id] = ghosts[k];
+        const auto [owner, id, slot] = ghosts[k];
         const auto local = static_cast<LocalIndex>(nOwned + k);
         if (result.receiveRanks.empty() || result.receiveRanks.back() != owner)
         {
@@ -565,8 +647,8 @@ GhostNumbering HaloBuild::numberGhosts() const
         result.receiveIndices.push_back(local);
         result.globalIds.push_back(id);
         result.ghostOwners.push_back(owner);
-        result.ghostLayers.push_back(ghostLayer_.at(id));
-        result.ghostLocal.emplace(id, local);
+        result.ghostLayers.push_back(ghosts_.layer[static_cast<std::size_t>(slot)]);
+        result.slotLocal[static_cast<std::size_t>(slot)] = local;
     }
     result.receiveOffsets.push_back(ghosts.size());
     return result;
@@ -584,7 +666,7 @@ halo::RankSimplexCommMap HaloBuild::sendMap()
         sendRanks.push_back(rank);
         for (const GlobalIndex b : cells)
         {
-            sendIndices.push_back(ownedLocal_.at(b));
+            sendIndices.push_back(ownedLocal_.find(b));
         }
         sendOffsets.push_back(sendIndices.size());
     }
@@ -594,15 +676,13 @@ halo::RankSimplexCommMap HaloBuild::sendMap()
 }
 
 /** @brief The owned cells' neighbours in local indices. */
-std::vector<LocalIndex>
-HaloBuild::ownedNeighbours(const std::unordered_map<GlobalIndex, LocalIndex>& ghostLocal) const
+std::vector<LocalIndex> HaloBuild::ownedNeighbours(const std::vector<LocalIndex>& slotLocal) const
 {
-    std::vector<LocalIndex> neighbours;
-    neighbours.reserve(owned_.adjacency().size());
-    for (const GlobalIndex n : owned_.adjacency())
+    std::vector<LocalIndex> neighbours(entryCode_.size());
+    for (std::size_t e { 0 }; e < entryCode_.size(); ++e)
     {
-        const auto it = ownedLocal_.find(n);
-        neighbours.push_back(it != ownedLocal_.end() ? it->second : ghostLocal.at(n));
+        const LocalIndex code { entryCode_[e] };
+        neighbours[e] = code >= 0 ? code : slotLocal[static_cast<std::size_t>(-code - 1)];
     }
     return neighbours;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/partition/haloLayout.hpp"
 
+#include <algorithm>
+
 namespace fieldsync::partition
 {
 
@@ -21,14 +23,16 @@ HaloLayout::HaloLayout(
       receiveMap_(std::move(receiveMap)), directoryEntries_(directoryEntries)
 {
     const auto owned = static_cast<LocalIndex>(nOwned_);
+    const std::size_t* offsets { ownedOffsets_.data() };
+    const LocalIndex* neighbour { ownedNeighbours_.data() };
     for (std::size_t i { 0 }; i < nOwned_; ++i)
     {
-        bool needsHalo { false };
-        for (const LocalIndex n : neighbours(i))
+        LocalIndex highest { -1 };
+        for (std::size_t e { offsets[i] }; e < offsets[i + 1]; ++e)
         {
-            needsHalo = needsHalo || n >= owned;
+            highest = std::max(highest, neighbour[e]);
         }
-        (needsHalo ? boundary_ : interior_).push_back(static_cast<LocalIndex>(i));
+        (highest >= owned ? boundary_ : interior_).push_back(static_cast<LocalIndex>(i));
     }
 }
 

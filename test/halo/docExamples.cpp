@@ -3,6 +3,7 @@
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstdio>
@@ -189,4 +190,30 @@ TEST_CASE("doc/halo.md: telemetry")
     REQUIRE(s.bytesReceived == (n == 1 ? 0 : 2 * sizeof(double)));
     comm.resetStats(); // every key back to zero
     REQUIRE(comm.stats(key).exchanges == 0);
+}
+
+TEST_CASE("doc/halo.md: a Communicator from a ghost list")
+{
+    const mpi::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    const int left { (env.rank() + n - 1) % n };
+    const int right { (env.rank() + 1) % n };
+    const LocalIndex owned { 4 };
+    // [ghost-list]
+    // the periodic row again: my cells 0..3, ghost 4 is the left neighbour's last cell,
+    // ghost 5 the right neighbour's first cell
+    const std::vector<LocalIndex> ghosts { owned, owned + 1 };
+    const std::vector<GhostOwner> owners { { left, owned - 1 }, { right, 0 } };
+    GhostList list(env, owned, ghosts, owners); // collective: owners learn what to send
+    Communicator comm { list.communicator() };
+    // [ghost-list]
+    std::vector<double> field(owned + 2, -1.0);
+    for (LocalIndex i = 0; i < owned; ++i)
+    {
+        field[static_cast<std::size_t>(i)] = 100.0 * env.rank() + i;
+    }
+    comm.startComm(field);
+    comm.finaliseComm(field);
+    REQUIRE(field[4] == 100.0 * left + owned - 1);
+    REQUIRE(field[5] == 100.0 * right);
 }

@@ -296,3 +296,86 @@ TEST_CASE("HaloBuilder: per-rank memory does not grow with the number of ranks")
         }
     }
 }
+
+TEST_CASE("HaloBuilder: global ids spread far apart (hashed look-ups instead of a table)")
+{
+    const mpi::MPIEnvironment env;
+    const int rank { env.rank() };
+    const int nRanks { env.sizeRank() };
+    const CellGraph g { test::grid(23, 17) };
+    const auto spread = [](GlobalIndex id)
+    {
+        return 1'000'003 * id + 7;
+    };
+    for (const auto& parts : { blocks(g.nCells(), nRanks), cyclic(g.nCells(), nRanks) })
+    {
+        for (const int depth : { 1, 2 })
+        {
+            INFO("depth " << depth);
+            // this rank's piece with every id spread out, and the owners of its neighbours
+            const CellGraph piece { ownedPiece(g, parts, rank) };
+            std::vector<GlobalIndex> ids;
+            std::vector<GlobalIndex> adjacency;
+            std::vector<int> owners;
+            for (const GlobalIndex id : piece.globalIds())
+            {
+                ids.push_back(spread(id));
+            }
+            for (const GlobalIndex id : piece.adjacency())
+            {
+                adjacency.push_back(spread(id));
+                owners.push_back(parts[static_cast<std::size_t>(id)]);
+            }
+            const CellGraph spreadPiece(
+                ids,
+                std::vector<std::size_t>(piece.offsets().begin(), piece.offsets().end()),
+                adjacency
+            );
+            const HaloBuilder builder(env, depth);
+            for (const bool ownersGiven : { false, true })
+            {
+                INFO("owners given " << ownersGiven);
+                const HaloLayout layout { ownersGiven ? builder.build(spreadPiece, owners)
+                                                      : builder.build(spreadPiece) };
+                // the ghosts: the breadth-first halo, spread, grouped by owner, by id
+                std::vector<std::pair<int, GlobalIndex>> expected;
+                for (const GlobalIndex id : expectedHalo(g, parts, rank, depth))
+                {
+                    expected.emplace_back(parts[static_cast<std::size_t>(id)], spread(id));
+                }
+                std::sort(expected.begin(), expected.end());
+                REQUIRE(layout.nOwned() == piece.nCells());
+                REQUIRE(layout.nGhost() == expected.size());
+                for (std::size_t k { 0 }; k < expected.size(); ++k)
+                {
+                    REQUIRE(layout.globalIds()[layout.nOwned() + k] == expected[k].second);
+                    REQUIRE(layout.ghostOwners()[k] == expected[k].first);
+                }
+                // the owned cells' neighbours through the local numbering
+                for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+                {
+                    const auto local = layout.neighbours(i);
+                    const auto global = spreadPiece.neighbours(i);
+                    REQUIRE(local.size() == global.size());
+                    for (std::size_t e { 0 }; e < local.size(); ++e)
+                    {
+                        REQUIRE(
+                            layout.globalIds()[static_cast<std::size_t>(local[e])] == global[e]
+                        );
+                    }
+                }
+                // every ghost receives its owner's value
+                std::vector<double> values(layout.nLocal(), -1.0);
+                for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
+                {
+                    values[i] = valueOf(layout.globalIds()[i]);
+                }
+                rawExchange(layout, values, env.comm());
+                for (std::size_t i { 0 }; i < layout.nLocal(); ++i)
+                {
+                    REQUIRE(values[i] == valueOf(layout.globalIds()[i]));
+                }
+            }
+        }
+    }
+}

@@ -7,19 +7,29 @@
 namespace fieldsync
 {
 
-/** @brief The telemetry clock of this process: whether it is the TSC, and seconds per tick. */
+/** @brief The telemetry clock of this process: whether it is the TSC, and where it started. */
 struct TelemetryClock
 {
-    bool tsc { false };             /**< ticks are time-stamp counter cycles */
-    double secondsPerTick { 1e-9 }; /**< steady_clock nanoseconds otherwise */
+    bool tsc { false };                   /**< ticks are time-stamp counter cycles */
+    std::int64_t anchorTicks { 0 };       /**< a tick count read when the clock was chosen */
+    std::int64_t anchorNanoseconds { 0 }; /**< steady_clock at the same moment */
 };
 
 /**
- * @brief The telemetry clock, chosen and calibrated once per process: the x86-64 time-stamp
- * counter when the kernel's clock source is "tsc" (invariant and synchronised across cores, as
- * the kernel checked), calibrated against steady_clock over 2 ms; steady_clock elsewhere.
+ * @brief The telemetry clock, chosen once per process without a calibration loop: the x86-64
+ * time-stamp counter when the kernel's clock source is "tsc" (invariant and synchronised across
+ * cores, as the kernel checked), steady_clock nanoseconds elsewhere. Records an anchor (a tick
+ * count and steady_clock read together) for telemetrySecondsPerTick().
  */
 const TelemetryClock& telemetryClock();
+
+/**
+ * @brief Seconds per telemetry tick, computed once per process on the first call (1e-9 for
+ * steady_clock; for the time-stamp counter, the ticks against steady_clock since the anchor of
+ * telemetryClock()). Only reading statistics calls it, never an exchange; when called less than
+ * a millisecond after the anchor it first waits until one has passed.
+ */
+double telemetrySecondsPerTick();
 
 /** @brief A telemetry time stamp: rdtsc when @p tsc, else steady_clock nanoseconds. */
 std::int64_t telemetryTicks(bool tsc) noexcept;

@@ -120,6 +120,7 @@ concept HaloField =
     detail::IsStdSpan<std::remove_cvref_t<F>>::value;
 
 class CommunicatorState;
+class GhostList;
 
 /**
  * @brief Non-blocking synchronisation of fields over one halo pattern (a send and a receive
@@ -376,7 +377,9 @@ public:
 
     /**
      * @brief The telemetry of @p key (its forward exchange, or its reverse one when
-     * @p reverse), accumulated since its first start or the last resetStats().
+     * @p reverse), accumulated since its first start or the last resetStats(). The reference
+     * holds the values as of this call (the clock's ticks converted to seconds here); call
+     * again for newer ones.
      * @throws Error when the key never started an exchange of that direction.
      */
     [[nodiscard]] const ExchangeStats& stats(const CommKey& key, bool reverse = false) const;
@@ -412,6 +415,22 @@ public:
     [[nodiscard]] std::size_t poolSize() const noexcept;
 
 private:
+    friend class GhostList;
+
+    /**
+     * @brief For GhostList, whose maps agree by construction and were checked on every rank:
+     * takes @p duplicate (a private duplicate nothing else uses) as the Communicator's own
+     * communicator and commits with @p options' back end, without checks and without waiting
+     * for other ranks.
+     */
+    [[nodiscard]] static Communicator adopt(
+        mpi::MPIEnvironment duplicate,
+        RankSimplexCommMap sendMap,
+        RankSimplexCommMap receiveMap,
+        const CommitOptions& options,
+        const std::source_location& where
+    );
+
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     void finish(
         const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where

@@ -15,7 +15,8 @@ namespace fieldsync::halo
  * local copies and not counted; in-place neighbours are counted, they are messages too).
  * `bytesReceived` is what the receive map expects, which is what arrived: a message of another
  * size is an Error. Times come from the Communicator's telemetry clock (the time-stamp counter
- * calibrated against std::chrono::steady_clock where the kernel trusts it, else steady_clock),
+ * where the kernel trusts it, converted with a factor measured against std::chrono::steady_clock
+ * without a calibration loop; else steady_clock),
  * read a few times per exchange (no allocation): `packSeconds` is the pack (kernels or plain
  * copies, and the fence that ends them), `postSeconds` the rest of startComm (key look-up, claim of
  * the pooled buffer, posting receives and sends, self copy), `waitSeconds` the time in waitComplete

@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: MIT
+// setup_bench: the set-up of a halo pattern, side by side in one run. The pattern: a 3-D
+// 7-point grid graph of about P x {256, 16k, 131k, 442k} cells (cubes of side 8, 32, 64, 96 on
+// 2 ranks) partitioned with METIS; each rank owns its cells in ascending global id. Timed:
+//   ghostList  fieldsync::halo::GhostList + communicator() (from the ghost list: local index,
+//              owner rank, index on the owner), a committed Communicator ready to exchange;
+//   builder    fieldsync::partition::HaloBuilder::build from the owned cell graph with the
+//              owners of every neighbour given (numbering, interior/boundary split and maps);
+//   petscSF    PetscSFSetGraph + PetscSFSetUp on the same ghost list (PETSC_USE_POINTER), only
+//              when built with PETSc (found by pkg-config; never downloaded).
+// and the first exchange after each set-up (fieldsync: startComm + finaliseComm; PetscSF:
+// PetscSFBcastBegin + End). Interleaved round by round (the order rotates), 2 warm-up rounds,
+// then the median of the rounds (--rounds, default 11) of the maximum over ranks. Every result
+// is checked: each fieldsync and PetscSF set-up exchanges once and every ghost is compared with
+// a function of its global id; each HaloBuilder layout's global ids are compared with the ghost
+// list computed here, and its maps exchange once. "cold" is the first set-up plus exchange of
+// the process (round 0 of the first size, before any warm-up). Prints a table, writes JSON.
+//
+//   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
+//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF (profiling)]
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/ghostList.hpp"
+#include "fieldsync/mpi/mpiInit.hpp"
+#include "fieldsync/partition/haloBuilder.hpp"
+#include "fieldsync/partition/metisPartitioner.hpp"
+
+#if FIELDSYNC_BENCH_PETSC
+#include <petscsf.h>
+#endif
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+using fieldsync::LocalIndex;
+using fieldsync::partition::GlobalIndex;
+
+/** @brief The value of a cell: a function of its global id. */
+double truth(GlobalIndex id)
+{
+    return 0.5 + 3.0 * static_cast<double>(id);
+}
+
+/** @brief One rank's share of the partitioned grid, and its ghost list. */
+struct Problem
+{
+    int side { 0 };                                       /**< cube side */
+    fieldsync::partition::CellGraph owned;                /**< owned cells and their neighbours */
+    std::vector<int> neighbourOwners;                     /**< owner of each adjacency entry */
+    std::vector<GlobalIndex> ghostIds;                    /**< ghosts by (owner, global id) */
+    std::vector<LocalIndex> ghostCells;                   /**< nOwned + k */
+    std::vector<fieldsync::halo::GhostOwner> ghostOwners; /**< owner and index there */
+    std::size_t nOwned { 0 };                             /**< owned cells */
+};
+
+/** @brief The 7-point graph of a side^3 grid, METIS-partitioned over @p nRanks ranks. */
+Problem makeProblem(int side, int me, int nRanks)
+{
+    const auto s = static_cast<GlobalIndex>(side);
+    const GlobalIndex n { s * s * s };
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<GlobalIndex> adjacency;
+    adjacency.reserve(static_cast<std::size_t>(6 * n));
+    for (GlobalIndex k { 0 }; k < s; ++k)
+        for (GlobalIndex j { 0 }; j < s; ++j)
+            for (GlobalIndex i { 0 }; i < s; ++i)
+            {
+                const GlobalIndex id { i + s * (j + s * k) };
+                for (const GlobalIndex d : { -s * s, -s, GlobalIndex { -1 } })
+                {
+                    const bool inside =
+                        (d == -1 && i > 0) || (d == -s && j > 0) || (d == -s * s && k > 0);
+                    if (inside)
+                        adjacency.push_back(id + d);
+                }
+                for (const GlobalIndex d : { GlobalIndex { 1 }, s, s * s })
+                {
+                    const bool inside =
+                        (d == 1 && i + 1 < s) || (d == s && j + 1 < s) || (d == s * s && k + 1 < s);
+                    if (inside)
+                        adjacency.push_back(id + d);
+                }
+                offsets.push_back(adjacency.size());
+            }
+    std::vector<int> parts(static_cast<std::size_t>(n), 0);
+    if (nRanks > 1)
+    {
+        const auto whole = fieldsync::partition::CellGraph::global(offsets, adjacency);
+        const auto partition = fieldsync::partition::MetisPartitioner(1).partition(whole, nRanks);
+        parts.assign(partition.parts().begin(), partition.parts().end());
+    }
+    std::vector<LocalIndex> indexOnOwner(static_cast<std::size_t>(n));
+    std::vector<LocalIndex> count(static_cast<std::size_t>(nRanks), 0);
+    for (std::size_t c { 0 }; c < parts.size(); ++c)
+    {
+        indexOnOwner[c] = count[static_cast<std::size_t>(parts[c])]++;
+    }
+    Problem p;
+    p.side = side;
+    std::vector<GlobalIndex> ids;
+    std::vector<std::size_t> ownedOffsets { 0 };
+    std::vector<GlobalIndex> ownedAdjacency;
+    std::vector<std::pair<int, GlobalIndex>> ghosts;
+    for (std::size_t c { 0 }; c < parts.size(); ++c)
+    {
+        if (parts[c] != me)
+        {
+            continue;
+        }
+        ids.push_back(static_cast<GlobalIndex>(c));
+        for (std::size_t e { offsets[c] }; e < offsets[c + 1]; ++e)
+        {
+            const GlobalIndex b { adjacency[e] };
+            const int owner { parts[static_cast<std::size_t>(b)] };
+            ownedAdjacency.push_back(b);
+            p.neighbourOwners.push_back(owner);
+            if (owner != me)
+            {
+                ghosts.emplace_back(owner, b);
+            }
+        }
+        ownedOffsets.push_back(ownedAdjacency.size());
+    }
+    std::sort(ghosts.begin(), ghosts.end());
+    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    p.nOwned = ids.size();
+    for (std::size_t k { 0 }; k < ghosts.size(); ++k)
+    {
+        p.ghostIds.push_back(ghosts[k].second);
+        p.ghostCells.push_back(static_cast<LocalIndex>(p.nOwned + k));
+        p.ghostOwners.push_back({ ghosts[k].first,
+                                  indexOnOwner[static_cast<std::size_t>(ghosts[k].second)] });
+    }
+    p.owned = fieldsync::partition::CellGraph(
+        std::move(ids), std::move(ownedOffsets), std::move(ownedAdjacency)
+    );
+    return p;
+}
+
+/** @brief A field of owned values (the truth) and ghosts set to -1. */
+std::vector<double> freshField(const Problem& p)
+{
+    std::vector<double> field(p.nOwned + p.ghostIds.size(), -1.0);
+    for (std::size_t i { 0 }; i < p.nOwned; ++i)
+    {
+        field[i] = truth(p.owned.globalId(i));
+    }
+    return field;
+}
+
+/** @brief Every ghost holds the truth of its global id; aborts the run otherwise. */
+void checkGhosts(const Problem& p, const std::vector<double>& field, const char* what)
+{
+    for (std::size_t k { 0 }; k < p.ghostIds.size(); ++k)
+    {
+        if (field[p.nOwned + k] != truth(p.ghostIds[k]))
+        {
+            std::fprintf(
+                stderr,
+                "setup_bench: %s: ghost %zu (cell %lld) holds %g, expected %g\n",
+                what,
+                k,
+                static_cast<long long>(p.ghostIds[k]),
+                field[p.nOwned + k],
+                truth(p.ghostIds[k])
+            );
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+/** @brief Set-up and first-exchange seconds of one method in one round, on this rank. */
+struct Sample
+{
+    double setUp { 0.0 };    /**< the set-up */
+    double exchange { 0.0 }; /**< the first exchange after it */
+};
+
+Sample runGhostList(const fieldsync::mpi::MPIEnvironment& env, const Problem& p)
+{
+    std::vector<double> field { freshField(p) };
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    fieldsync::halo::GhostList list(env, p.nOwned, p.ghostCells, p.ghostOwners);
+    fieldsync::halo::Communicator comm { list.communicator() };
+    const double t1 { MPI_Wtime() };
+    comm.startComm(field, "setup_bench");
+    comm.finaliseComm(field, "setup_bench");
+    const double t2 { MPI_Wtime() };
+    checkGhosts(p, field, "ghostList");
+    return { t1 - t0, t2 - t1 };
+}
+
+Sample runBuilder(const fieldsync::partition::HaloBuilder& builder, const Problem& p)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    const fieldsync::partition::HaloLayout layout { builder.build(p.owned, p.neighbourOwners) };
+    const double t1 { MPI_Wtime() };
+    const auto ids = layout.globalIds();
+    bool same { ids.size() == p.nOwned + p.ghostIds.size() };
+    for (std::size_t k { 0 }; same && k < p.ghostIds.size(); ++k)
+    {
+        same = ids[p.nOwned + k] == p.ghostIds[k];
+    }
+    if (!same)
+    {
+        std::fprintf(stderr, "setup_bench: builder: the layout's ghosts differ\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    fieldsync::halo::Communicator comm(
+        fieldsync::mpi::MPIEnvironment {}, layout.sendMap(), layout.receiveMap()
+    );
+    std::vector<double> field { freshField(p) };
+    comm.startComm(field, "setup_bench");
+    comm.finaliseComm(field, "setup_bench");
+    checkGhosts(p, field, "builder");
+    return { t1 - t0, 0.0 };
+}
+
+#if FIELDSYNC_BENCH_PETSC
+void petscCheck(PetscErrorCode code, const char* call)
+{
+    if (code != 0)
+    {
+        std::fprintf(stderr, "setup_bench: %s failed (PETSc error %d)\n", call, code);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+Sample runPetsc(const Problem& p)
+{
+    std::vector<PetscInt> leaves(p.ghostCells.begin(), p.ghostCells.end());
+    std::vector<PetscSFNode> remote(p.ghostOwners.size());
+    for (std::size_t k { 0 }; k < remote.size(); ++k)
+    {
+        remote[k].rank = p.ghostOwners[k].rank;
+        remote[k].index = p.ghostOwners[k].index;
+    }
+    std::vector<double> field { freshField(p) };
+    PetscSF sf { nullptr };
+    petscCheck(PetscSFCreate(PETSC_COMM_WORLD, &sf), "PetscSFCreate");
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    petscCheck(
+        PetscSFSetGraph(
+            sf,
+            static_cast<PetscInt>(p.nOwned),
+            static_cast<PetscInt>(leaves.size()),
+            leaves.data(),
+            PETSC_USE_POINTER,
+            remote.data(),
+            PETSC_USE_POINTER
+        ),
+        "PetscSFSetGraph"
+    );
+    petscCheck(PetscSFSetUp(sf), "PetscSFSetUp");
+    const double t1 { MPI_Wtime() };
+    petscCheck(
+        PetscSFBcastBegin(sf, MPI_DOUBLE, field.data(), field.data(), MPI_REPLACE),
+        "PetscSFBcastBegin"
+    );
+    petscCheck(
+        PetscSFBcastEnd(sf, MPI_DOUBLE, field.data(), field.data(), MPI_REPLACE), "PetscSFBcastEnd"
+    );
+    const double t2 { MPI_Wtime() };
+    petscCheck(PetscSFDestroy(&sf), "PetscSFDestroy");
+    checkGhosts(p, field, "petscSF");
+    return { t1 - t0, t2 - t1 };
+}
+#endif
+
+/** @brief The median of @p v (which it reorders). */
+double median(std::vector<double> v)
+{
+    if (v.empty())
+    {
+        return 0.0;
+    }
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+/** @brief Element-wise maximum over ranks. */
+std::vector<double> maxOverRanks(std::vector<double> v)
+{
+    MPI_Allreduce(
+        MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD
+    );
+    return v;
+}
+
+/** @brief One table row. */
+struct Row
+{
+    std::size_t cells { 0 };       /**< owned cells per rank (maximum over ranks) */
+    std::size_t ghosts { 0 };      /**< ghosts per rank (maximum over ranks) */
+    double ghostList { 0.0 };      /**< median set-up seconds */
+    double ghostListFirst { 0.0 }; /**< median first exchange */
+    double builder { 0.0 };        /**< median HaloBuilder::build */
+    double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
+    double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
+};
+
+enum Method
+{
+    GhostListMethod,
+    BuilderMethod,
+    PetscMethod,
+    Methods
+};
+} // namespace
+
+int main(int argc, char** argv)
+{
+    fieldsync::mpi::MPIInit init(argc, argv);
+    std::string jsonPath { "setup_bench.json" };
+    int rounds { 11 };
+    std::vector<long> targets { 256, 16384, 131072, 442368 };
+    std::string only;
+    for (int a { 1 }; a < argc; ++a)
+    {
+        const std::string arg { argv[a] };
+        if (arg == "--json" && a + 1 < argc)
+        {
+            jsonPath = argv[++a];
+        }
+        else if (arg == "--rounds" && a + 1 < argc)
+        {
+            rounds = std::max(1, std::stoi(argv[++a]));
+        }
+        else if (arg == "--sizes" && a + 1 < argc)
+        {
+            targets.clear();
+            std::stringstream list { std::string(argv[++a]) };
+            for (std::string item; std::getline(list, item, ',');)
+            {
+                targets.push_back(std::stol(item));
+            }
+        }
+        else if (arg == "--only" && a + 1 < argc)
+        {
+            only = argv[++a];
+        }
+    }
+#if FIELDSYNC_BENCH_PETSC
+    petscCheck(PetscInitialize(&argc, &argv, nullptr, nullptr), "PetscInitialize");
+    const bool havePetsc { true };
+#else
+    const bool havePetsc { false };
+#endif
+    const fieldsync::mpi::MPIEnvironment env;
+    const int me { env.rank() };
+    const int nRanks { env.sizeRank() };
+    const fieldsync::partition::HaloBuilder builder(env);
+    const bool run[Methods] { only.empty() || only == "ghostList",
+                              only.empty() || only == "builder",
+                              havePetsc && (only.empty() || only == "petscSF") };
+    std::vector<Row> rows;
+    std::optional<double> coldGhostList;
+    std::optional<double> coldPetsc;
+    for (const long target : targets)
+    {
+        const int side { static_cast<int>(std::lround(std::cbrt(double(target) * nRanks))) };
+        const Problem problem { makeProblem(side, me, nRanks) };
+        std::vector<double> times[Methods][2];
+        const int warmUp { 2 };
+        for (int round { 0 }; round < warmUp + rounds; ++round)
+        {
+            for (int m { 0 }; m < Methods; ++m)
+            {
+                const int method { (m + round) % Methods };
+                if (!run[method])
+                {
+                    continue;
+                }
+                Sample sample;
+                if (method == GhostListMethod)
+                {
+                    sample = runGhostList(env, problem);
+                    if (!coldGhostList)
+                    {
+                        coldGhostList = sample.setUp + sample.exchange;
+                    }
+                }
+                else if (method == BuilderMethod)
+                {
+                    sample = runBuilder(builder, problem);
+                }
+#if FIELDSYNC_BENCH_PETSC
+                else
+                {
+                    sample = runPetsc(problem);
+                    if (!coldPetsc)
+                    {
+                        coldPetsc = sample.setUp + sample.exchange;
+                    }
+                }
+#endif
+                if (round >= warmUp)
+                {
+                    times[method][0].push_back(sample.setUp);
+                    times[method][1].push_back(sample.exchange);
+                }
+            }
+        }
+        Row row;
+        std::vector<double> counts { static_cast<double>(problem.nOwned),
+                                     static_cast<double>(problem.ghostIds.size()) };
+        counts = maxOverRanks(counts);
+        row.cells = static_cast<std::size_t>(counts[0]);
+        row.ghosts = static_cast<std::size_t>(counts[1]);
+        double* slots[Methods][2] { { &row.ghostList, &row.ghostListFirst },
+                                    { &row.builder, nullptr },
+                                    { &row.petsc, &row.petscFirst } };
+        for (int m { 0 }; m < Methods; ++m)
+        {
+            for (int phase { 0 }; phase < 2; ++phase)
+            {
+                if (slots[m][phase] != nullptr && !times[m][phase].empty())
+                {
+                    *slots[m][phase] = median(maxOverRanks(times[m][phase]));
+                }
+            }
+        }
+        rows.push_back(row);
+    }
+    std::vector<double> cold { coldGhostList.value_or(0.0), coldPetsc.value_or(0.0) };
+    cold = maxOverRanks(cold);
+#if FIELDSYNC_BENCH_PETSC
+    petscCheck(PetscFinalize(), "PetscFinalize");
+#endif
+    if (me != 0)
+    {
+        return 0;
+    }
+    const auto ratio = [](double a, double b)
+    {
+        return b > 0.0 ? a / b : 0.0;
+    };
+    std::printf(
+        "setup_bench: %d ranks, METIS-partitioned 3-D 7-point grid, median of %d interleaved "
+        "rounds, max over ranks (us)%s\n",
+        nRanks,
+        rounds,
+        havePetsc ? "" : "; built without PETSc"
+    );
+    std::printf(
+        "%10s %8s %11s %10s %8s %10s %8s %11s %11s\n",
+        "cells/rank",
+        "ghosts",
+        "ghostList",
+        "petscSF",
+        "gl/sf",
+        "builder",
+        "bld/sf",
+        "1st exch gl",
+        "1st exch sf"
+    );
+    for (const Row& r : rows)
+    {
+        std::printf(
+            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %11.1f %11.1f\n",
+            r.cells,
+            r.ghosts,
+            r.ghostList * 1e6,
+            r.petsc * 1e6,
+            ratio(r.ghostList, r.petsc),
+            r.builder * 1e6,
+            ratio(r.builder, r.petsc),
+            r.ghostListFirst * 1e6,
+            r.petscFirst * 1e6
+        );
+    }
+    std::printf(
+        "cold (first set-up + exchange of the process): ghostList %.1f us, petscSF %.1f us\n",
+        cold[0] * 1e6,
+        cold[1] * 1e6
+    );
+    std::ofstream out(jsonPath);
+    out << "{\n  \"benchmark\": \"setup_bench\",\n  \"ranks\": " << nRanks
+        << ",\n  \"rounds\": " << rounds << ",\n  \"petsc\": " << (havePetsc ? "true" : "false")
+        << ",\n  \"coldGhostListSeconds\": " << cold[0] << ",\n  \"coldPetscSeconds\": " << cold[1]
+        << ",\n  \"rows\": [\n";
+    for (std::size_t k { 0 }; k < rows.size(); ++k)
+    {
+        const Row& r { rows[k] };
+        out << "    {\"cellsPerRank\": " << r.cells << ", \"ghostsPerRank\": " << r.ghosts
+            << ", \"ghostListSeconds\": " << r.ghostList
+            << ", \"ghostListFirstExchangeSeconds\": " << r.ghostListFirst
+            << ", \"builderSeconds\": " << r.builder << ", \"petscSetUpSeconds\": " << r.petsc
+            << ", \"petscFirstBcastSeconds\": " << r.petscFirst
+            << ", \"ghostListOverPetsc\": " << ratio(r.ghostList, r.petsc)
+            << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc) << "}"
+            << (k + 1 < rows.size() ? "," : "") << "\n";
+    }
+    out << "  ]\n}\n";
+    std::printf("wrote %s\n", jsonPath.c_str());
+    return 0;
+}

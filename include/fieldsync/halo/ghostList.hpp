@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/rankSimplexCommMap.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <cstddef>
+#include <source_location>
+#include <span>
+
+namespace fieldsync::halo
+{
+
+/** @brief Where a ghost cell's value lives (PetscSFNode): the owning rank and the index there. */
+struct GhostOwner
+{
+    int rank { 0 };         /**< the rank that owns the cell */
+    LocalIndex index { 0 }; /**< the cell's local index on that rank, below its owned count */
+};
+
+/**
+ * @brief A halo pattern given as a ghost list, as PetscSFSetGraph takes it: for each ghost cell
+ * of this rank, its local index and its owner (rank and index on that rank). The send side is
+ * discovered with one sparse exchange (mpi::sparseExchange(), NBX): each rank sends every owner
+ * the indices it needs, so nothing is sized by the communicator.
+ *
+ * The receive map lists, per owner rank (ascending), the ghosts it owns in the order of the
+ * list; the owner's send map lists the requested cells in the same order, so both sides agree
+ * by construction. A ghost owned by this rank itself becomes a self message (a local copy).
+ * The same remote cell may be the source of several ghosts.
+ *
+ * Bad input is a fieldsync::Error on every rank, with the call site: the rank that found it
+ * names the entry and the value, the other ranks repeat that text with the rank's number. Bad
+ * input is: lists of different lengths, a ghost index that is negative, an owned cell
+ * (below @p nOwned) or listed twice, an owner rank out of range, an owner index that is
+ * negative or not below the owner's count of owned cells (checked by the owner).
+ *
+ * Collective over the environment's communicator. The exchange travels on a duplicate made
+ * once and cached on that communicator (as PetscCommDuplicate does: later set-ups pay no
+ * MPI_Comm_dup); the Communicator's own duplicate is made with MPI_Comm_idup while the
+ * exchange runs, and communicator() hands it on.
+ */
+class GhostList
+{
+public:
+    /**
+     * @brief Collective: the maps of this rank's ghost list.
+     * @param env the ranks (the maps are for its size)
+     * @param nOwned cells this rank owns: local indices 0 .. nOwned-1, what other ranks may ask
+     * @param ghostCells the local index of each ghost cell (each at least @p nOwned)
+     * @param owners the owner of each ghost cell, entry by entry with @p ghostCells
+     * @param where the call site errors name
+     * @throws Error on every rank when any rank's list is bad (see the class)
+     */
+    GhostList(
+        mpi::MPIEnvironment env,
+        std::size_t nOwned,
+        std::span<const LocalIndex> ghostCells,
+        std::span<const GhostOwner> owners,
+        std::source_location where = std::source_location::current()
+    );
+
+    /** @brief Per neighbour rank: the owned cells it needs, in the order of its list. */
+    [[nodiscard]] const RankSimplexCommMap& sendMap() const noexcept { return sendMap_; }
+
+    /** @brief Per owner rank: the ghost cells its values land in, in the order of the list. */
+    [[nodiscard]] const RankSimplexCommMap& receiveMap() const noexcept { return receiveMap_; }
+
+    /** @brief The number of owned cells given. */
+    [[nodiscard]] std::size_t nOwned() const noexcept { return nOwned_; }
+
+    /**
+     * @brief A committed Communicator over the two maps, with the duplicate made during the
+     * set-up as its own communicator. Its commit checks nothing and waits for no rank: the
+     * maps agree by construction and the set-up checked them. The back end is the
+     * environment's choice (FIELDSYNC_HALO_BACKEND; the neighbourhood collective and Auto are
+     * collective). Call once per list: a second call is an Error.
+     */
+    [[nodiscard]] Communicator
+    communicator(std::source_location where = std::source_location::current());
+
+private:
+    mpi::MPIEnvironment own_;       /**< the duplicate the Communicator will own */
+    std::size_t nOwned_ { 0 };      /**< owned cells on this rank */
+    RankSimplexCommMap sendMap_;    /**< send direction */
+    RankSimplexCommMap receiveMap_; /**< receive direction */
+    bool handedOn_ { false };       /**< communicator() gave own_ away */
+};
+
+} // namespace fieldsync::halo

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+#include "idMap.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace fieldsync::partition
+{
+
+IdMap::IdMap(std::span<const GlobalIndex> ids, std::int64_t& firstRepeat)
+{
+    firstRepeat = -1;
+    if (ids.empty())
+    {
+        return;
+    }
+    const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
+    const auto range = static_cast<std::uint64_t>(*high - *low) + 1;
+    if (range <= 4 * static_cast<std::uint64_t>(ids.size()) + 1024)
+    {
+        dense_ = true;
+        lowest_ = *low;
+        table_.assign(static_cast<std::size_t>(range), -1);
+        for (std::size_t i { 0 }; i < ids.size(); ++i)
+        {
+            LocalIndex& slot = table_[static_cast<std::size_t>(ids[i] - lowest_)];
+            if (slot >= 0)
+            {
+                firstRepeat = firstRepeat < 0 ? static_cast<std::int64_t>(i) : firstRepeat;
+                continue;
+            }
+            slot = static_cast<LocalIndex>(i);
+            ++size_;
+        }
+        return;
+    }
+    rehash(std::bit_ceil(2 * ids.size()));
+    for (std::size_t i { 0 }; i < ids.size(); ++i)
+    {
+        if (insert(ids[i], static_cast<LocalIndex>(i)) >= 0 && firstRepeat < 0)
+        {
+            firstRepeat = static_cast<std::int64_t>(i);
+        }
+    }
+}
+
+LocalIndex IdMap::insert(GlobalIndex id, LocalIndex value)
+{
+    const LocalIndex present { find(id) };
+    if (present >= 0)
+    {
+        return present;
+    }
+    if (dense_)
+    {
+        // a new id in a table: move the entries into a hash map, then insert
+        std::vector<LocalIndex> table { std::move(table_) };
+        dense_ = false;
+        size_ = 0;
+        rehash(std::bit_ceil(2 * std::max<std::size_t>(table.size(), 8)));
+        for (std::size_t k { 0 }; k < table.size(); ++k)
+        {
+            if (table[k] >= 0)
+            {
+                insert(lowest_ + static_cast<GlobalIndex>(k), table[k]);
+            }
+        }
+    }
+    if (2 * (size_ + 1) > keys_.size())
+    {
+        rehash(std::max<std::size_t>(16, 2 * keys_.size()));
+    }
+    std::size_t slot { hashOf(id) };
+    while (keys_[slot] >= 0)
+    {
+        slot = (slot + 1) & mask_;
+    }
+    keys_[slot] = id;
+    values_[slot] = value;
+    ++size_;
+    return -1;
+}
+
+void IdMap::rehash(std::size_t capacity)
+{
+    std::vector<GlobalIndex> keys { std::move(keys_) };
+    std::vector<LocalIndex> values { std::move(values_) };
+    keys_.assign(capacity, -1);
+    values_.assign(capacity, -1);
+    mask_ = capacity - 1;
+    shift_ = 64U - static_cast<unsigned>(std::countr_zero(capacity));
+    for (std::size_t k { 0 }; k < keys.size(); ++k)
+    {
+        if (keys[k] >= 0)
+        {
+            std::size_t slot { hashOf(keys[k]) };
+            while (keys_[slot] >= 0)
+            {
+                slot = (slot + 1) & mask_;
+            }
+            keys_[slot] = keys[k];
+            values_[slot] = values[k];
+        }
+    }
+}
+
+} // namespace fieldsync::partition

@@ -167,6 +167,33 @@ Exchange& CommunicatorState::byField(
     return *found;
 }
 
+bool CommunicatorState::progress(const std::source_location& where)
+{
+    bool all { true };
+    for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
+    {
+        if (!it->inFlight)
+        {
+            continue;
+        }
+        try
+        {
+            all = pool_[it->buffer].isComplete(where) && all;
+        }
+        catch (const Error&)
+        {
+            releaseAfterFailure(*it, where);
+            throw;
+        }
+    }
+    return all;
+}
+
+bool Communicator::progress(std::source_location where)
+{
+    return state(where).progress(where);
+}
+
 bool CommunicatorState::test(Exchange& exchange, const std::source_location& where)
 {
     const auto startTime = stamp();

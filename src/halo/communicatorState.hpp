@@ -145,6 +145,8 @@ public:
     // --- test and wait (communicator.cpp) ---
     /** @brief Tests @p exchange (releases it after a failed receive). */
     bool test(Exchange& exchange, const std::source_location& where);
+    /** @brief One test of every exchange in flight; whether all have completed. */
+    bool progress(const std::source_location& where);
     /** @brief Waits for @p exchange (releases it after a failed receive). */
     void wait(Exchange& exchange, const std::source_location& where);
     /** @brief After an Error from a test or wait: releases a failed exchange. */

@@ -255,6 +255,18 @@ public:
         return testByField(static_cast<const void*>(field.data()), where);
     }
 
+    /**
+     * @brief Lets MPI move every exchange in flight (one test of each; never blocks, allocates
+     * nothing) and says whether all of them have completed (true when none is in flight).
+     *
+     * For overlap: a solver calls it between chunks of its interior update, so that MPI
+     * libraries that progress messages only inside MPI calls (Open MPI's and MPICH's default
+     * builds, for rendezvous-size messages) move the data while the interior is computed. The
+     * time is not counted as wait in ExchangeStats. An exchange that failed throws its Error here
+     * as isComplete would.
+     */
+    bool progress(std::source_location where = std::source_location::current());
+
     /** @brief Waits for the exchange under @p key (time-out as in mpi::WaitPolicy). */
     void waitComplete(const CommKey& key);
 

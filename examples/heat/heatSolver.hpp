@@ -36,6 +36,9 @@ struct HeatOptions
     bool inPlace { true };  /**< Communicator receives contiguous ghosts in place */
     bool verbose { false }; /**< rank 0 prints the global checks */
     std::string statsFile;  /**< when set, the Communicator's per-key telemetry (JSON) goes here */
+    std::size_t progressChunk {
+        0
+    }; /**< interior cells per chunk between progress() calls (0: one update) */
 };
 
 /** @brief Where one rank's time went (seconds) and what it exchanged. */
@@ -99,6 +102,12 @@ public:
      * because nvcc rejects a KOKKOS_LAMBDA in a private or protected member function.
      */
     void update(const Kokkos::View<LocalIndex*>& cells, double dt);
+
+    /**
+     * @brief update() of the interior cells, in chunks of @p chunk cells with
+     * Communicator::progress() between them (one update when 0).
+     */
+    void updateInterior(halo::Communicator& comm, double dt, std::size_t chunk);
 
 private:
     /** @brief Copies the owned part of uNew into u. */

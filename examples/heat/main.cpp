@@ -77,6 +77,11 @@ void declareOptions(CLI::App& app, Arguments& a)
     app.add_option(
         "--stats", a.options.statsFile, "write the halo exchange telemetry of every rank (JSON)"
     );
+    app.add_option(
+        "--progress-chunk",
+        a.options.progressChunk,
+        "interior cells per chunk, with Communicator::progress() between chunks (0: one update)"
+    );
     app.add_flag_function(
         "--no-inplace",
         [&a](std::int64_t) { a.options.inPlace = false; },

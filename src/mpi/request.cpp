@@ -114,7 +114,10 @@ bool Request::test()
         return true;
     }
     int finalised { 0 };
-    MPI_Finalized(&finalised);
+    if (!detail::mpiKnownRunning()) // MPI_Finalized costs a lock; after the first call, a load
+    {
+        MPI_Finalized(&finalised);
+    }
     FIELDSYNC_CHECK_AT(
         !finalised,
         std::string(state_->name) + ": the Request was tested or waited for after MPI was "

@@ -15,6 +15,10 @@
 namespace fieldsync::mpi::detail
 {
 
+/** @brief True once fieldsync has seen MPI running and MPI_Finalize has not begun (one load;
+ * false means "ask MPI"). Kept by requireMpiRunning (collectiveCall.cpp). */
+[[nodiscard]] bool mpiKnownRunning() noexcept;
+
 /** @brief Everything an operation needs until it completes. */
 struct RequestState
 {

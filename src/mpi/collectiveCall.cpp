@@ -368,7 +368,7 @@ Request run(Call& call)
         }
         return Request {};
     }
-    auto owned = std::make_unique<RequestState>();
+    auto owned = newRequestState();
     owned->name = call.name;
     owned->where = call.where;
     Engine e(call, *owned);

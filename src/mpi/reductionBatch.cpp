@@ -426,7 +426,7 @@ void ReductionBatch::start(std::source_location where)
         detail::requireMpiRunning("ReductionBatch::start", where);
         const detail::Fused& f = detail::fusedOp(where);
         s.pack();
-        auto request = std::make_unique<detail::RequestState>();
+        auto request = detail::newRequestState();
         request->name = "ReductionBatch::start";
         request->where = where;
         // finish() hands the results to BatchUnpack (which reads them from the batch's slots)

@@ -15,6 +15,44 @@
 namespace fieldsync::mpi
 {
 
+namespace detail
+{
+
+namespace
+{
+/** This thread's spare state (one; a malloc and a free saved per non-blocking call). */
+thread_local std::unique_ptr<RequestState> spareState;
+} // namespace
+
+std::unique_ptr<RequestState> newRequestState()
+{
+    if (spareState)
+    {
+        return std::move(spareState);
+    }
+    return std::make_unique<RequestState>();
+}
+
+void retireRequestState(std::unique_ptr<RequestState> state) noexcept
+{
+    if (spareState)
+    {
+        return; // one spare is enough: this one is freed
+    }
+    state->request = MPI_REQUEST_NULL;
+    state->name = "";
+    state->where = {};
+    state->outCount = 0;
+    state->scheduled = false;
+    state->sendCounts.clear();
+    state->sendDispls.clear();
+    state->recvCounts.clear();
+    state->recvDispls.clear();
+    spareState = std::move(state);
+}
+
+} // namespace detail
+
 namespace
 {
 /** @brief "<operation> started at <call site>", for time-out reports. */
@@ -145,6 +183,7 @@ bool Request::test()
     }
     auto state = std::move(state_);
     state->finish();
+    detail::retireRequestState(std::move(state));
     return true;
 }
 

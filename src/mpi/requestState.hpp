@@ -54,4 +54,16 @@ struct RequestState
     }
 };
 
+/**
+ * @brief The state of a new non-blocking operation: this thread's spare one (left by
+ * retireRequestState) when there is one, otherwise a new allocation.
+ */
+[[nodiscard]] std::unique_ptr<RequestState> newRequestState();
+
+/**
+ * @brief Ends a completed (finished) operation's state: it becomes this thread's spare, with its
+ * count arrays' capacity kept, so that a loop of non-blocking calls allocates no state.
+ */
+void retireRequestState(std::unique_ptr<RequestState> state) noexcept;
+
 } // namespace fieldsync::mpi::detail

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// ReductionBatch (include/fieldsync/mpi/reductionBatch.hpp): the packed buffer, the combined op
-// and its datatype, created once and freed when MPI is finalised.
+// ReductionBatch (include/fieldsync/mpi/reductionBatch.hpp): the packed buffer, one datatype per
+// batch (registered with its layout), and the combined op, created once and freed when MPI is
+// finalised.
 #include "fieldsync/mpi/reductionBatch.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -23,19 +24,13 @@ namespace detail
 namespace
 {
 
-/**
- * One entry on the wire: its type and op, then its value. Each slot describes itself, so the
- * combined op is right on whatever range of slots MPI hands it (MPI may split a buffer into
- * segments); the datatype is one slot, so MPI never splits a slot.
- */
-struct Slot
+/** One entry's place in the packed buffer: its offset, type and op. */
+struct Field
 {
-    std::uint8_t type;             /**< BatchType */
-    std::uint8_t op;               /**< ReduceOp */
-    std::uint8_t pad[6];           /**< zero */
-    alignas(8) std::byte value[8]; /**< the value, in its own type's bytes */
+    std::size_t offset { 0 };          /**< bytes from the start of the packed buffer */
+    BatchType type { BatchType::Int }; /**< its type */
+    ReduceOp op { ReduceOp::Sum };     /**< its op */
 };
-static_assert(sizeof(Slot) == 16);
 
 /** The size of a value of @p type. */
 std::size_t bytesOf(BatchType type) noexcept
@@ -142,61 +137,113 @@ T combineValue(ReduceOp op, T a, T b) noexcept
 }
 
 template<typename T>
-void combineSlot(const Slot& in, Slot& inout) noexcept
+void combineField(const std::byte* in, std::byte* inout, ReduceOp op) noexcept
 {
     T a;
     T b;
-    std::memcpy(&a, in.value, sizeof(T));
-    std::memcpy(&b, inout.value, sizeof(T));
-    b = combineValue<T>(static_cast<ReduceOp>(inout.op), a, b);
-    std::memcpy(inout.value, &b, sizeof(T));
+    std::memcpy(&a, in, sizeof(T));
+    std::memcpy(&b, inout, sizeof(T));
+    b = combineValue<T>(op, a, b);
+    std::memcpy(inout, &b, sizeof(T));
 }
 
-/** The combined op: each slot with its own type and op. */
-void combine(void* in, void* inout, int* len, MPI_Datatype* /*type*/)
+/** @p inout = @p in op @p inout for one field of @p f's type. */
+void combineOne(const Field& f, const std::byte* in, std::byte* inout) noexcept
 {
-    const auto* a = static_cast<const Slot*>(in);
-    auto* b = static_cast<Slot*>(inout);
-    for (int i = 0; i < *len; ++i)
+    switch (f.type)
     {
-        switch (static_cast<BatchType>(b[i].type))
-        {
-        case BatchType::Int:
-            combineSlot<int>(a[i], b[i]);
-            break;
-        case BatchType::UInt:
-            combineSlot<unsigned>(a[i], b[i]);
-            break;
-        case BatchType::Long:
-            combineSlot<long>(a[i], b[i]);
-            break;
-        case BatchType::ULong:
-            combineSlot<unsigned long>(a[i], b[i]);
-            break;
-        case BatchType::LongLong:
-            combineSlot<long long>(a[i], b[i]);
-            break;
-        case BatchType::ULongLong:
-            combineSlot<unsigned long long>(a[i], b[i]);
-            break;
-        case BatchType::Float:
-            combineSlot<float>(a[i], b[i]);
-            break;
-        case BatchType::Double:
-            combineSlot<double>(a[i], b[i]);
-            break;
-        case BatchType::Bool:
-            combineSlot<bool>(a[i], b[i]);
-            break;
-        }
+    case BatchType::Int:
+        combineField<int>(in, inout, f.op);
+        break;
+    case BatchType::UInt:
+        combineField<unsigned>(in, inout, f.op);
+        break;
+    case BatchType::Long:
+        combineField<long>(in, inout, f.op);
+        break;
+    case BatchType::ULong:
+        combineField<unsigned long>(in, inout, f.op);
+        break;
+    case BatchType::LongLong:
+        combineField<long long>(in, inout, f.op);
+        break;
+    case BatchType::ULongLong:
+        combineField<unsigned long long>(in, inout, f.op);
+        break;
+    case BatchType::Float:
+        combineField<float>(in, inout, f.op);
+        break;
+    case BatchType::Double:
+        combineField<double>(in, inout, f.op);
+        break;
+    case BatchType::Bool:
+        combineField<bool>(in, inout, f.op);
+        break;
     }
 }
 
-/** The combined op and the slot datatype, shared by every batch of the process. */
+/** The layout of one batch, attached to its MPI datatype (the attribute the op reads). */
+struct Layout
+{
+    std::vector<Field> fields; /**< in the order added */
+    std::size_t bytes { 0 };   /**< the packed size (one element of the datatype) */
+};
+
+/**
+ * The layouts of the batches' datatypes. The op looks its datatype up here rather than in an
+ * MPI attribute: a user op should not call MPI (MPICH may hold its lock while it runs).
+ */
+struct Layouts
+{
+    std::mutex mutex;                                            /**< guards entries */
+    std::vector<std::pair<MPI_Datatype, const Layout*>> entries; /**< one per live datatype */
+};
+
+Layouts& layouts()
+{
+    static Layouts registry;
+    return registry;
+}
+
+/** The combined op: MPI passes the batch's datatype, whose layout says where each field is and
+ * what it is; every element (one per call: the whole batch) is combined field by field. */
+void combine(void* in, void* inout, int* len, MPI_Datatype* type)
+{
+    const Layout* found { nullptr };
+    {
+        Layouts& registry = layouts();
+        const std::lock_guard lock(registry.mutex);
+        for (const auto& [datatype, layout] : registry.entries)
+        {
+            if (datatype == *type)
+            {
+                found = layout;
+                break;
+            }
+        }
+    }
+    if (found == nullptr)
+    {
+        return; // not a batch's datatype: cannot happen, the op is private
+    }
+    const Layout& layout = *found;
+    const auto* a = static_cast<const std::byte*>(in);
+    auto* b = static_cast<std::byte*>(inout);
+    for (int i = 0; i < *len; ++i)
+    {
+        for (const Field& f : layout.fields)
+        {
+            combineOne(f, a + f.offset, b + f.offset);
+        }
+        a += layout.bytes;
+        b += layout.bytes;
+    }
+}
+
+/** The combined op, shared by every batch of the process. */
 struct Fused
 {
-    MPI_Op op { MPI_OP_NULL };               /**< combine() */
-    MPI_Datatype type { MPI_DATATYPE_NULL }; /**< one Slot */
+    MPI_Op op { MPI_OP_NULL }; /**< combine() */
 };
 
 Fused fused;
@@ -210,22 +257,16 @@ int freeFused(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*extra*
     {
         MPI_Op_free(&fused.op);
     }
-    if (fused.type != MPI_DATATYPE_NULL)
-    {
-        MPI_Type_free(&fused.type);
-    }
     return MPI_SUCCESS;
 }
 
-/** The combined op and datatype, created at the first call after MPI_Init. */
+/** The combined op, created at the first call after MPI_Init. */
 const Fused& fusedOp(const std::source_location& where)
 {
     const std::lock_guard lock(fusedMutex);
     if (fused.op == MPI_OP_NULL)
     {
         Fused created;
-        FIELDSYNC_MPI_AT(MPI_Type_contiguous(sizeof(Slot), MPI_BYTE, &created.type), where);
-        FIELDSYNC_MPI_AT(MPI_Type_commit(&created.type), where);
         FIELDSYNC_MPI_AT(MPI_Op_create(&combine, 1, &created.op), where);
         int keyval { MPI_KEYVAL_INVALID };
         FIELDSYNC_MPI_AT(
@@ -246,30 +287,105 @@ struct BatchEntry
     BatchType type { BatchType::Int }; /**< its type */
 };
 
-/** @brief What a ReductionBatch owns: entries, the packed buffer, the in-flight flag. */
+/** @brief What a ReductionBatch owns: entries, the layout and its datatype, the packed
+ * buffer, the in-flight flag. */
 struct ReductionBatchState
 {
     MPI_Comm comm { MPI_COMM_NULL };            /**< the communicator */
     std::vector<BatchEntry> entries;            /**< in the order added */
-    std::vector<Slot> slots;                    /**< packed values (type and op preset) */
+    Layout layout;                              /**< where each entry is packed */
+    std::vector<std::uint64_t> packed;          /**< the packed values (8-byte aligned) */
+    MPI_Datatype mpiType { MPI_DATATYPE_NULL }; /**< the whole layout; null until first run */
     bool inFlight { false };                    /**< started, not completed */
     std::shared_ptr<const BufferAccess> unpack; /**< writes the results at completion */
 
-    /** Copies every variable into its slot. */
+    ReductionBatchState() = default;
+    ReductionBatchState(const ReductionBatchState&) = delete;
+    ReductionBatchState& operator=(const ReductionBatchState&) = delete;
+
+    /** Frees the datatype while MPI runs (MPI_Finalize frees what is left). */
+    ~ReductionBatchState() { freeType(); }
+
+    /** Appends an entry at its natural alignment. */
+    void add(void* value, BatchType type, ReduceOp op)
+    {
+        freeType();
+        const std::size_t size = bytesOf(type);
+        const std::size_t offset = (layout.bytes + size - 1) / size * size;
+        entries.push_back({ value, type });
+        layout.fields.push_back({ offset, type, op });
+        layout.bytes = offset + size;
+        packed.assign((layout.bytes + 7) / 8, 0);
+    }
+
+    /** Forgets every entry. */
+    void clear()
+    {
+        freeType();
+        entries.clear();
+        layout = {};
+        packed.clear();
+    }
+
+    /** The datatype of the whole layout (one element), made at the first run after a change. */
+    MPI_Datatype datatype(const std::source_location& where)
+    {
+        if (mpiType == MPI_DATATYPE_NULL)
+        {
+            MPI_Datatype made { MPI_DATATYPE_NULL };
+            const auto bytes = static_cast<int>(packed.size() * 8);
+            FIELDSYNC_MPI_AT(MPI_Type_contiguous(bytes, MPI_BYTE, &made), where);
+            FIELDSYNC_MPI_AT(MPI_Type_commit(&made), where);
+            mpiType = made;
+            Layouts& registry = layouts();
+            const std::lock_guard lock(registry.mutex);
+            registry.entries.emplace_back(mpiType, &layout);
+        }
+        return mpiType;
+    }
+
+    /** Frees the datatype (after a change, or at the end) while MPI runs. */
+    void freeType() noexcept
+    {
+        if (mpiType == MPI_DATATYPE_NULL)
+        {
+            return;
+        }
+        {
+            Layouts& registry = layouts();
+            const std::lock_guard lock(registry.mutex);
+            std::erase_if(
+                registry.entries, [this](const auto& entry) { return entry.first == mpiType; }
+            );
+        }
+        int finalised { 1 };
+        MPI_Finalized(&finalised);
+        if (finalised == 0)
+        {
+            MPI_Type_free(&mpiType);
+        }
+        mpiType = MPI_DATATYPE_NULL;
+    }
+
+    /** Copies every variable into its place. */
     void pack() noexcept
     {
+        auto* base = reinterpret_cast<std::byte*>(packed.data());
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
-            std::memcpy(slots[i].value, entries[i].value, bytesOf(entries[i].type));
+            const Field& f = layout.fields[i];
+            std::memcpy(base + f.offset, entries[i].value, bytesOf(f.type));
         }
     }
 
     /** Copies every result back into its variable. */
     void unpackAll() const noexcept
     {
+        const auto* base = reinterpret_cast<const std::byte*>(packed.data());
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
-            std::memcpy(entries[i].value, slots[i].value, bytesOf(entries[i].type));
+            const Field& f = layout.fields[i];
+            std::memcpy(entries[i].value, base + f.offset, bytesOf(f.type));
         }
     }
 };
@@ -346,11 +462,7 @@ void ReductionBatch::addEntry(
             detail::nameOf(type) + " values",
         where
     );
-    state_->entries.push_back({ value, type });
-    detail::Slot slot {};
-    slot.type = static_cast<std::uint8_t>(type);
-    slot.op = static_cast<std::uint8_t>(op);
-    state_->slots.push_back(slot);
+    state_->add(value, type, op);
 }
 
 std::size_t ReductionBatch::size() const noexcept
@@ -377,8 +489,7 @@ void ReductionBatch::clear(std::source_location where)
     );
     if (state_)
     {
-        state_->entries.clear();
-        state_->slots.clear();
+        state_->clear();
     }
 }
 
@@ -397,13 +508,9 @@ void ReductionBatch::run(std::source_location where)
     }
     detail::requireMpiRunning("ReductionBatch::run", where);
     const detail::Fused& f = detail::fusedOp(where);
+    const MPI_Datatype type = s.datatype(where);
     s.pack();
-    FIELDSYNC_MPI_AT(
-        MPI_Allreduce(
-            MPI_IN_PLACE, s.slots.data(), static_cast<int>(s.slots.size()), f.type, f.op, s.comm
-        ),
-        where
-    );
+    FIELDSYNC_MPI_AT(MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where);
     s.unpackAll();
 }
 
@@ -425,23 +532,17 @@ void ReductionBatch::start(std::source_location where)
     {
         detail::requireMpiRunning("ReductionBatch::start", where);
         const detail::Fused& f = detail::fusedOp(where);
+        const MPI_Datatype type = s.datatype(where);
         s.pack();
         auto request = detail::newRequestState();
         request->name = "ReductionBatch::start";
         request->where = where;
-        // finish() hands the results to BatchUnpack (which reads them from the batch's slots)
+        // finish() hands the results to BatchUnpack (which reads them from the batch's packed
+        // buffer)
         request->copyBack = s.unpack;
         request->outCount = s.entries.size();
         FIELDSYNC_MPI_AT(
-            MPI_Iallreduce(
-                MPI_IN_PLACE,
-                s.slots.data(),
-                static_cast<int>(s.slots.size()),
-                f.type,
-                f.op,
-                s.comm,
-                &request->request
-            ),
+            MPI_Iallreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm, &request->request),
             where
         );
         request_ = Request(std::move(request));

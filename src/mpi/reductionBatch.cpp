@@ -42,6 +42,7 @@ std::size_t bytesOf(BatchType type) noexcept
     case BatchType::Float:
         return 4;
     case BatchType::Bool:
+        static_assert(sizeof(bool) == 1, "copyValue copies 1, 4 or 8 bytes");
         return sizeof(bool);
     default:
         return 8;
@@ -72,6 +73,23 @@ const char* nameOf(BatchType type) noexcept
         return "bool";
     }
     return "unknown";
+}
+
+/** Copies one value of @p bytes (1, 4 or 8) with a fixed-size copy (no memcpy call). */
+inline void copyValue(void* to, const void* from, std::size_t bytes) noexcept
+{
+    switch (bytes)
+    {
+    case 8:
+        std::memcpy(to, from, 8);
+        break;
+    case 4:
+        std::memcpy(to, from, 4);
+        break;
+    default:
+        std::memcpy(to, from, 1);
+        break;
+    }
 }
 
 /** Whether @p op is defined on @p type (as for the collectives, doc/collectives.md). */
@@ -374,7 +392,7 @@ struct ReductionBatchState
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
             const Field& f = layout.fields[i];
-            std::memcpy(base + f.offset, entries[i].value, bytesOf(f.type));
+            copyValue(base + f.offset, entries[i].value, bytesOf(f.type));
         }
     }
 
@@ -385,7 +403,7 @@ struct ReductionBatchState
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
             const Field& f = layout.fields[i];
-            std::memcpy(entries[i].value, base + f.offset, bytesOf(f.type));
+            copyValue(entries[i].value, base + f.offset, bytesOf(f.type));
         }
     }
 };

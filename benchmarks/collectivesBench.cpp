@@ -12,8 +12,10 @@
 // ends the run with an error.
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/collectives_bench [--json PATH]
-//       [--reps N] [--ops allReduce,broadcast,...] [--max-bytes N] [--quick]
-//       [--profile OP --bytes N --calls N --side native|fieldsync] (one side only, for callgrind)
+//       [--reps N] [--ops allReduce,broadcast,...] [--max-bytes N] [--quick: 8 B and 64 KiB]
+//       [--no-fused]
+//       [--profile OP --bytes N --calls N --form 0..3 (view, span, i-view, i-span)
+//        --side native|fieldsync] (one side only, for callgrind)
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/operators.hpp"
@@ -876,9 +878,12 @@ int bench(int argc, char** argv)
         }
     }
     std::vector<std::size_t> sizes;
-    for (std::size_t bytes = 8; bytes <= maxBytes; bytes *= quick ? 64 : 8)
+    for (const std::size_t bytes : { 8, 64, 512, 4096, 65536, 1048576, 4194304 })
     {
-        sizes.push_back(bytes);
+        if (bytes <= maxBytes && (!quick || bytes == 8 || bytes == 65536))
+        {
+            sizes.push_back(bytes);
+        }
     }
     std::vector<Row> rows;
     if (rank == 0)

@@ -366,6 +366,11 @@ Request run(Call& call)
         {
             state.finish();
         }
+        for (std::vector<int>* kept :
+             { &state.sendCounts, &state.sendDispls, &state.recvCounts, &state.recvDispls })
+        {
+            spareInts.giveBack(std::move(*kept));
+        }
         return Request {};
     }
     auto owned = newRequestState();

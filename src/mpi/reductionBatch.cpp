@@ -10,6 +10,7 @@
 #include "requestState.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -266,11 +267,13 @@ struct Fused
 
 Fused fused;
 std::mutex fusedMutex;
+std::atomic<bool> fusedReady { false }; /**< fused.op exists: no lock on the way to it */
 
 /** MPI_COMM_SELF's attribute delete callback: runs at the start of MPI_Finalize. */
 int freeFused(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*extra*/)
 {
     const std::lock_guard lock(fusedMutex);
+    fusedReady.store(false, std::memory_order_release);
     if (fused.op != MPI_OP_NULL)
     {
         MPI_Op_free(&fused.op);
@@ -281,6 +284,10 @@ int freeFused(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*extra*
 /** The combined op, created at the first call after MPI_Init. */
 const Fused& fusedOp(const std::source_location& where)
 {
+    if (fusedReady.load(std::memory_order_acquire))
+    {
+        return fused;
+    }
     const std::lock_guard lock(fusedMutex);
     if (fused.op == MPI_OP_NULL)
     {
@@ -292,6 +299,7 @@ const Fused& fusedOp(const std::source_location& where)
         );
         FIELDSYNC_MPI_AT(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), where);
         fused = created;
+        fusedReady.store(true, std::memory_order_release);
     }
     return fused;
 }

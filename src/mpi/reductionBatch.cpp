@@ -117,14 +117,22 @@ T combineValue(ReduceOp op, T a, T b) noexcept
     {
     case ReduceOp::Sum:
         if constexpr (std::is_same_v<T, bool>)
+        {
             return b;
+        }
         else
+        {
             return static_cast<T>(a + b);
+        }
     case ReduceOp::Prod:
         if constexpr (std::is_same_v<T, bool>)
+        {
             return b;
+        }
         else
+        {
             return static_cast<T>(a * b);
+        }
     case ReduceOp::Min:
         return b < a ? b : a;
     case ReduceOp::Max:
@@ -137,19 +145,31 @@ T combineValue(ReduceOp op, T a, T b) noexcept
         return static_cast<T>((a != T {}) != (b != T {}));
     case ReduceOp::BAnd:
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
             return static_cast<T>(a & b);
+        }
         else
+        {
             return b;
+        }
     case ReduceOp::BOr:
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
             return static_cast<T>(a | b);
+        }
         else
+        {
             return b;
+        }
     case ReduceOp::BXor:
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
             return static_cast<T>(a ^ b);
+        }
         else
+        {
             return b;
+        }
     default:
         return b;
     }

@@ -40,23 +40,41 @@ template<typename T>
 constexpr BatchType batchTypeOf() noexcept
 {
     if constexpr (std::is_same_v<T, int>)
+    {
         return BatchType::Int;
+    }
     else if constexpr (std::is_same_v<T, unsigned>)
+    {
         return BatchType::UInt;
+    }
     else if constexpr (std::is_same_v<T, long>)
+    {
         return BatchType::Long;
+    }
     else if constexpr (std::is_same_v<T, unsigned long>)
+    {
         return BatchType::ULong;
+    }
     else if constexpr (std::is_same_v<T, long long>)
+    {
         return BatchType::LongLong;
+    }
     else if constexpr (std::is_same_v<T, unsigned long long>)
+    {
         return BatchType::ULongLong;
+    }
     else if constexpr (std::is_same_v<T, float>)
+    {
         return BatchType::Float;
+    }
     else if constexpr (std::is_same_v<T, double>)
+    {
         return BatchType::Double;
+    }
     else
+    {
         return BatchType::Bool;
+    }
 }
 
 struct ReductionBatchState;

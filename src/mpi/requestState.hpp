@@ -15,6 +15,10 @@
 namespace fieldsync::mpi::detail
 {
 
+/** @brief True once fieldsync has seen MPI running and MPI_Finalize has not begun (one load;
+ * false means "ask MPI"). Kept by requireMpiRunning (collectiveCall.cpp). */
+[[nodiscard]] bool mpiKnownRunning() noexcept;
+
 /** @brief Everything an operation needs until it completes. */
 struct RequestState
 {
@@ -49,5 +53,17 @@ struct RequestState
         keepRecv.reset();
     }
 };
+
+/**
+ * @brief The state of a new non-blocking operation: this thread's spare one (left by
+ * retireRequestState) when there is one, otherwise a new allocation.
+ */
+[[nodiscard]] std::unique_ptr<RequestState> newRequestState();
+
+/**
+ * @brief Ends a completed (finished) operation's state: it becomes this thread's spare, with its
+ * count arrays' capacity kept, so that a loop of non-blocking calls allocates no state.
+ */
+void retireRequestState(std::unique_ptr<RequestState> state) noexcept;
 
 } // namespace fieldsync::mpi::detail

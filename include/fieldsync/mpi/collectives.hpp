@@ -6,6 +6,7 @@
 #include "fieldsync/mpi/allToAll.hpp"
 #include "fieldsync/mpi/broadcast.hpp"
 #include "fieldsync/mpi/gathers.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/scans.hpp"
 #include "fieldsync/mpi/scatters.hpp"

@@ -59,8 +59,8 @@ inline constexpr bool hostAccessible =
 template<typename MemorySpace>
 [[nodiscard]] bool useStaging(Staging staging = Staging::Auto)
 {
-    if (staging == Staging::Always || stagingForcedByEnvironment() ||
-        faultHappens(&FaultSettings::staging))
+    static const bool forced = stagingForcedByEnvironment(); // read once, then one load
+    if (staging == Staging::Always || forced || faultHappens(&FaultSettings::staging))
     {
         return true;
     }

@@ -142,9 +142,10 @@ struct Call
  * an empty Request once the results are in the user's memory.
  * @throws Error naming call.where and the bad value for bad input; Error for MPI failures.
  */
-Request run(Call call);
+Request run(Call& call);
 
-/** @brief Throws an Error at @p where unless MPI is initialised and not finalised. */
+/** @brief Throws an Error at @p where unless MPI is initialised and not finalised (after the
+ * first call that finds MPI running, one load until MPI_Finalize begins). */
 void requireMpiRunning(const char* name, const std::source_location& where);
 
 /**

@@ -386,7 +386,7 @@ Request submit(
     call.blocking = blocking;
     call.algorithm = options.algorithm;
     call.where = where;
-    return run(std::move(call));
+    return run(call);
 }
 
 /**

@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: MIT
+// ReductionBatch (include/fieldsync/mpi/reductionBatch.hpp): the packed buffer, one datatype per
+// batch (registered with its layout), and the combined op, created once and freed when MPI is
+// finalised.
+#include "fieldsync/mpi/reductionBatch.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
+#include "requestState.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace fieldsync::mpi
+{
+
+namespace detail
+{
+
+namespace
+{
+
+/** One entry's place in the packed buffer: its offset, type and op. */
+struct Field
+{
+    std::size_t offset { 0 };          /**< bytes from the start of the packed buffer */
+    BatchType type { BatchType::Int }; /**< its type */
+    ReduceOp op { ReduceOp::Sum };     /**< its op */
+};
+
+/** The size of a value of @p type. */
+std::size_t bytesOf(BatchType type) noexcept
+{
+    switch (type)
+    {
+    case BatchType::Int:
+    case BatchType::UInt:
+    case BatchType::Float:
+        return 4;
+    case BatchType::Bool:
+        static_assert(sizeof(bool) == 1, "copyValue copies 1, 4 or 8 bytes");
+        return sizeof(bool);
+    default:
+        return 8;
+    }
+}
+
+const char* nameOf(BatchType type) noexcept
+{
+    switch (type)
+    {
+    case BatchType::Int:
+        return "int";
+    case BatchType::UInt:
+        return "unsigned int";
+    case BatchType::Long:
+        return "long";
+    case BatchType::ULong:
+        return "unsigned long";
+    case BatchType::LongLong:
+        return "long long";
+    case BatchType::ULongLong:
+        return "unsigned long long";
+    case BatchType::Float:
+        return "float";
+    case BatchType::Double:
+        return "double";
+    case BatchType::Bool:
+        return "bool";
+    }
+    return "unknown";
+}
+
+/** Copies one value of @p bytes (1, 4 or 8) with a fixed-size copy (no memcpy call). */
+inline void copyValue(void* to, const void* from, std::size_t bytes) noexcept
+{
+    switch (bytes)
+    {
+    case 8:
+        std::memcpy(to, from, 8);
+        break;
+    case 4:
+        std::memcpy(to, from, 4);
+        break;
+    default:
+        std::memcpy(to, from, 1);
+        break;
+    }
+}
+
+/** Whether @p op is defined on @p type (as for the collectives, doc/collectives.md). */
+bool defined(BatchType type, ReduceOp op) noexcept
+{
+    switch (type)
+    {
+    case BatchType::Float:
+    case BatchType::Double:
+        return op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Min ||
+               op == ReduceOp::Max;
+    case BatchType::Bool:
+        return op == ReduceOp::LAnd || op == ReduceOp::LOr || op == ReduceOp::LXor;
+    default:
+        return op != ReduceOp::MinLoc && op != ReduceOp::MaxLoc;
+    }
+}
+
+/** @p b = @p a op @p b for a value of type T. */
+template<typename T>
+T combineValue(ReduceOp op, T a, T b) noexcept
+{
+    switch (op)
+    {
+    case ReduceOp::Sum:
+        if constexpr (std::is_same_v<T, bool>)
+        {
+            return b;
+        }
+        else
+        {
+            return static_cast<T>(a + b);
+        }
+    case ReduceOp::Prod:
+        if constexpr (std::is_same_v<T, bool>)
+        {
+            return b;
+        }
+        else
+        {
+            return static_cast<T>(a * b);
+        }
+    case ReduceOp::Min:
+        return b < a ? b : a;
+    case ReduceOp::Max:
+        return b > a ? b : a;
+    case ReduceOp::LAnd:
+        return static_cast<T>((a != T {}) && (b != T {}));
+    case ReduceOp::LOr:
+        return static_cast<T>((a != T {}) || (b != T {}));
+    case ReduceOp::LXor:
+        return static_cast<T>((a != T {}) != (b != T {}));
+    case ReduceOp::BAnd:
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
+            return static_cast<T>(a & b);
+        }
+        else
+        {
+            return b;
+        }
+    case ReduceOp::BOr:
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
+            return static_cast<T>(a | b);
+        }
+        else
+        {
+            return b;
+        }
+    case ReduceOp::BXor:
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        {
+            return static_cast<T>(a ^ b);
+        }
+        else
+        {
+            return b;
+        }
+    default:
+        return b;
+    }
+}
+
+template<typename T>
+void combineField(const std::byte* in, std::byte* inout, ReduceOp op) noexcept
+{
+    T a;
+    T b;
+    std::memcpy(&a, in, sizeof(T));
+    std::memcpy(&b, inout, sizeof(T));
+    b = combineValue<T>(op, a, b);
+    std::memcpy(inout, &b, sizeof(T));
+}
+
+/** @p inout = @p in op @p inout for one field of @p f's type. */
+void combineOne(const Field& f, const std::byte* in, std::byte* inout) noexcept
+{
+    switch (f.type)
+    {
+    case BatchType::Int:
+        combineField<int>(in, inout, f.op);
+        break;
+    case BatchType::UInt:
+        combineField<unsigned>(in, inout, f.op);
+        break;
+    case BatchType::Long:
+        combineField<long>(in, inout, f.op);
+        break;
+    case BatchType::ULong:
+        combineField<unsigned long>(in, inout, f.op);
+        break;
+    case BatchType::LongLong:
+        combineField<long long>(in, inout, f.op);
+        break;
+    case BatchType::ULongLong:
+        combineField<unsigned long long>(in, inout, f.op);
+        break;
+    case BatchType::Float:
+        combineField<float>(in, inout, f.op);
+        break;
+    case BatchType::Double:
+        combineField<double>(in, inout, f.op);
+        break;
+    case BatchType::Bool:
+        combineField<bool>(in, inout, f.op);
+        break;
+    }
+}
+
+/** The layout of one batch, attached to its MPI datatype (the attribute the op reads). */
+struct Layout
+{
+    std::vector<Field> fields; /**< in the order added */
+    std::size_t bytes { 0 };   /**< the packed size (one element of the datatype) */
+};
+
+/**
+ * The layouts of the batches' datatypes. The op looks its datatype up here rather than in an
+ * MPI attribute: a user op should not call MPI (MPICH may hold its lock while it runs).
+ */
+struct Layouts
+{
+    std::mutex mutex;                                            /**< guards entries */
+    std::vector<std::pair<MPI_Datatype, const Layout*>> entries; /**< one per live datatype */
+};
+
+Layouts& layouts()
+{
+    static Layouts registry;
+    return registry;
+}
+
+/** The combined op: MPI passes the batch's datatype, whose layout says where each field is and
+ * what it is; every element (one per call: the whole batch) is combined field by field. */
+void combine(void* in, void* inout, int* len, MPI_Datatype* type)
+{
+    const Layout* found { nullptr };
+    {
+        Layouts& registry = layouts();
+        const std::lock_guard lock(registry.mutex);
+        for (const auto& [datatype, layout] : registry.entries)
+        {
+            if (datatype == *type)
+            {
+                found = layout;
+                break;
+            }
+        }
+    }
+    if (found == nullptr)
+    {
+        return; // not a batch's datatype: cannot happen, the op is private
+    }
+    const Layout& layout = *found;
+    const auto* a = static_cast<const std::byte*>(in);
+    auto* b = static_cast<std::byte*>(inout);
+    for (int i = 0; i < *len; ++i)
+    {
+        for (const Field& f : layout.fields)
+        {
+            combineOne(f, a + f.offset, b + f.offset);
+        }
+        a += layout.bytes;
+        b += layout.bytes;
+    }
+}
+
+/** The combined op, shared by every batch of the process. */
+struct Fused
+{
+    MPI_Op op { MPI_OP_NULL }; /**< combine() */
+};
+
+Fused fused;
+std::mutex fusedMutex;
+std::atomic<bool> fusedReady { false }; /**< fused.op exists: no lock on the way to it */
+
+/** MPI_COMM_SELF's attribute delete callback: runs at the start of MPI_Finalize. */
+int freeFused(MPI_Comm /*comm*/, int /*keyval*/, void* /*value*/, void* /*extra*/)
+{
+    const std::lock_guard lock(fusedMutex);
+    fusedReady.store(false, std::memory_order_release);
+    if (fused.op != MPI_OP_NULL)
+    {
+        MPI_Op_free(&fused.op);
+    }
+    return MPI_SUCCESS;
+}
+
+/** The combined op, created at the first call after MPI_Init. */
+const Fused& fusedOp(const std::source_location& where)
+{
+    if (fusedReady.load(std::memory_order_acquire))
+    {
+        return fused;
+    }
+    const std::lock_guard lock(fusedMutex);
+    if (fused.op == MPI_OP_NULL)
+    {
+        Fused created;
+        FIELDSYNC_MPI_AT(MPI_Op_create(&combine, 1, &created.op), where);
+        int keyval { MPI_KEYVAL_INVALID };
+        FIELDSYNC_MPI_AT(
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &freeFused, &keyval, nullptr), where
+        );
+        FIELDSYNC_MPI_AT(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), where);
+        fused = created;
+        fusedReady.store(true, std::memory_order_release);
+    }
+    return fused;
+}
+
+} // namespace
+
+/** @brief One registered variable. */
+struct BatchEntry
+{
+    void* value { nullptr };           /**< the caller's variable */
+    BatchType type { BatchType::Int }; /**< its type */
+};
+
+/** @brief What a ReductionBatch owns: entries, the layout and its datatype, the packed
+ * buffer, the in-flight flag. */
+struct ReductionBatchState
+{
+    MPI_Comm comm { MPI_COMM_NULL };            /**< the communicator */
+    std::vector<BatchEntry> entries;            /**< in the order added */
+    Layout layout;                              /**< where each entry is packed */
+    std::vector<std::uint64_t> packed;          /**< the packed values (8-byte aligned) */
+    MPI_Datatype mpiType { MPI_DATATYPE_NULL }; /**< the whole layout; null until first run */
+    bool inFlight { false };                    /**< started, not completed */
+    std::shared_ptr<const BufferAccess> unpack; /**< writes the results at completion */
+
+    ReductionBatchState() = default;
+    ReductionBatchState(const ReductionBatchState&) = delete;
+    ReductionBatchState& operator=(const ReductionBatchState&) = delete;
+
+    /** Frees the datatype while MPI runs (MPI_Finalize frees what is left). */
+    ~ReductionBatchState() { freeType(); }
+
+    /** Appends an entry at its natural alignment. */
+    void add(void* value, BatchType type, ReduceOp op)
+    {
+        freeType();
+        const std::size_t size = bytesOf(type);
+        const std::size_t offset = (layout.bytes + size - 1) / size * size;
+        entries.push_back({ value, type });
+        layout.fields.push_back({ offset, type, op });
+        layout.bytes = offset + size;
+        packed.assign((layout.bytes + 7) / 8, 0);
+    }
+
+    /** Forgets every entry. */
+    void clear()
+    {
+        freeType();
+        entries.clear();
+        layout = {};
+        packed.clear();
+    }
+
+    /** The datatype of the whole layout (one element), made at the first run after a change. */
+    MPI_Datatype datatype(const std::source_location& where)
+    {
+        if (mpiType == MPI_DATATYPE_NULL)
+        {
+            MPI_Datatype made { MPI_DATATYPE_NULL };
+            const auto bytes = static_cast<int>(packed.size() * 8);
+            FIELDSYNC_MPI_AT(MPI_Type_contiguous(bytes, MPI_BYTE, &made), where);
+            FIELDSYNC_MPI_AT(MPI_Type_commit(&made), where);
+            mpiType = made;
+            Layouts& registry = layouts();
+            const std::lock_guard lock(registry.mutex);
+            registry.entries.emplace_back(mpiType, &layout);
+        }
+        return mpiType;
+    }
+
+    /** Frees the datatype (after a change, or at the end) while MPI runs. */
+    void freeType() noexcept
+    {
+        if (mpiType == MPI_DATATYPE_NULL)
+        {
+            return;
+        }
+        {
+            Layouts& registry = layouts();
+            const std::lock_guard lock(registry.mutex);
+            std::erase_if(
+                registry.entries, [this](const auto& entry) { return entry.first == mpiType; }
+            );
+        }
+        int finalised { 1 };
+        MPI_Finalized(&finalised);
+        if (finalised == 0)
+        {
+            MPI_Type_free(&mpiType);
+        }
+        mpiType = MPI_DATATYPE_NULL;
+    }
+
+    /** Copies every variable into its place. */
+    void pack() noexcept
+    {
+        auto* base = reinterpret_cast<std::byte*>(packed.data());
+        for (std::size_t i = 0; i < entries.size(); ++i)
+        {
+            const Field& f = layout.fields[i];
+            copyValue(base + f.offset, entries[i].value, bytesOf(f.type));
+        }
+    }
+
+    /** Copies every result back into its variable. */
+    void unpackAll() const noexcept
+    {
+        const auto* base = reinterpret_cast<const std::byte*>(packed.data());
+        for (std::size_t i = 0; i < entries.size(); ++i)
+        {
+            const Field& f = layout.fields[i];
+            copyValue(entries[i].value, base + f.offset, bytesOf(f.type));
+        }
+    }
+};
+
+namespace
+{
+
+/** Completes a started batch: a Request finishing writes the results through this. */
+class BatchUnpack final : public BufferAccess
+{
+public:
+    explicit BatchUnpack(ReductionBatchState& state) : state_(state) {}
+    void fence() const override {}
+    void toHost(void* /*host*/, std::size_t /*n*/) const override {}
+    void fromHost(const void* /*host*/, std::size_t /*n*/) const override
+    {
+        state_.unpackAll();
+        state_.inFlight = false;
+    }
+
+private:
+    ReductionBatchState& state_;
+};
+
+} // namespace
+
+} // namespace detail
+
+ReductionBatch::ReductionBatch(MPI_Comm comm, std::source_location where)
+    : state_(std::make_unique<detail::ReductionBatchState>())
+{
+    FIELDSYNC_CHECK_AT(
+        comm != MPI_COMM_NULL, "ReductionBatch: the communicator is MPI_COMM_NULL", where
+    );
+    state_->comm = comm;
+    state_->unpack = std::make_shared<const detail::BatchUnpack>(*state_);
+}
+
+ReductionBatch::~ReductionBatch()
+{
+    if (state_ && state_->inFlight && !request_.active())
+    {
+        state_->inFlight = false;
+    }
+    // request_ (declared after state_) is destroyed first: an uncompleted reduction is logged
+    // and waited for there, and its results are written while state_ still exists
+}
+
+ReductionBatch::ReductionBatch(ReductionBatch&& other) noexcept = default;
+
+ReductionBatch& ReductionBatch::operator=(ReductionBatch&& other) noexcept
+{
+    if (this != &other)
+    {
+        request_ = std::move(other.request_);
+        state_ = std::move(other.state_);
+    }
+    return *this;
+}
+
+void ReductionBatch::addEntry(
+    void* value, detail::BatchType type, ReduceOp op, const std::source_location& where
+)
+{
+    FIELDSYNC_CHECK_AT(state_ != nullptr, "ReductionBatch::add: the batch was moved from", where);
+    FIELDSYNC_CHECK_AT(
+        !state_->inFlight,
+        "ReductionBatch::add: a started reduction is in flight; wait() for it before adding",
+        where
+    );
+    FIELDSYNC_CHECK_AT(
+        detail::defined(type, op),
+        std::string("ReductionBatch::add: ReduceOp ") + toString(op) + " is not defined on " +
+            detail::nameOf(type) + " values",
+        where
+    );
+    state_->add(value, type, op);
+}
+
+std::size_t ReductionBatch::size() const noexcept
+{
+    return state_ ? state_->entries.size() : 0;
+}
+
+bool ReductionBatch::empty() const noexcept
+{
+    return size() == 0;
+}
+
+bool ReductionBatch::inFlight() const noexcept
+{
+    return state_ && state_->inFlight;
+}
+
+void ReductionBatch::clear(std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(
+        !inFlight(),
+        "ReductionBatch::clear: a started reduction is in flight; wait() for it first",
+        where
+    );
+    if (state_)
+    {
+        state_->clear();
+    }
+}
+
+void ReductionBatch::run(std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(state_ != nullptr, "ReductionBatch::run: the batch was moved from", where);
+    detail::ReductionBatchState& s = *state_;
+    FIELDSYNC_CHECK_AT(
+        !s.inFlight,
+        "ReductionBatch::run: a started reduction is in flight; wait() for it first",
+        where
+    );
+    if (s.entries.empty())
+    {
+        return;
+    }
+    detail::requireMpiRunning("ReductionBatch::run", where);
+    const detail::Fused& f = detail::fusedOp(where);
+    const MPI_Datatype type = s.datatype(where);
+    s.pack();
+    FIELDSYNC_MPI_AT(MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where);
+    s.unpackAll();
+}
+
+void ReductionBatch::start(std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(state_ != nullptr, "ReductionBatch::start: the batch was moved from", where);
+    detail::ReductionBatchState& s = *state_;
+    FIELDSYNC_CHECK_AT(
+        !s.inFlight,
+        "ReductionBatch::start: a started reduction is already in flight; wait() for it first",
+        where
+    );
+    s.inFlight = true;
+    if (s.entries.empty())
+    {
+        return; // nothing to reduce: wait() completes at once
+    }
+    try
+    {
+        detail::requireMpiRunning("ReductionBatch::start", where);
+        const detail::Fused& f = detail::fusedOp(where);
+        const MPI_Datatype type = s.datatype(where);
+        s.pack();
+        auto request = detail::newRequestState();
+        request->name = "ReductionBatch::start";
+        request->where = where;
+        // finish() hands the results to BatchUnpack (which reads them from the batch's packed
+        // buffer)
+        request->copyBack = s.unpack;
+        request->outCount = s.entries.size();
+        FIELDSYNC_MPI_AT(
+            MPI_Iallreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm, &request->request),
+            where
+        );
+        request_ = Request(std::move(request));
+    }
+    catch (...)
+    {
+        s.inFlight = false;
+        throw;
+    }
+}
+
+void ReductionBatch::wait(std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(
+        inFlight(),
+        "ReductionBatch::wait: no reduction in flight (never started, or already waited for)",
+        where
+    );
+    if (!request_.active())
+    {
+        state_->inFlight = false; // an empty batch
+        return;
+    }
+    request_.wait();
+}
+
+bool ReductionBatch::test(std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(
+        inFlight(),
+        "ReductionBatch::test: no reduction in flight (never started, or already completed)",
+        where
+    );
+    if (!request_.active())
+    {
+        state_->inFlight = false;
+        return true;
+    }
+    return request_.test();
+}
+
+} // namespace fieldsync::mpi

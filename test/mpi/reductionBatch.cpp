@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// ReductionBatch: several scalars of mixed types and ops in one allreduce, blocking and
+// non-blocking, checked against closed forms over the ranks computed on each rank.
+#include "fieldsync_test/catch.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
+#include "fieldsync/mpi/reductions.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace fm = fieldsync::mpi;
+
+namespace
+{
+
+/** The values of one rank and the closed forms of their reductions over @p p ranks. */
+struct Mixed
+{
+    int sumInt { 0 };
+    long maxLong { 0 };
+    float minFloat { 0 };
+    double sumDouble { 0 };
+    long long prodLongLong { 0 };
+    unsigned bitOr { 0 };
+    bool allPositive { false };
+    bool anyLast { false };
+    int landInt { 0 };
+    double maxDouble { 0 };
+
+    /** Rank @p r's values. */
+    explicit Mixed(int r)
+        : sumInt(r * r + 1), maxLong(1000L * ((r * 7) % 5) - r),
+          minFloat(2.5f - static_cast<float>(r)), sumDouble(0.5 * r + 0.25), prodLongLong(r + 2),
+          bitOr(1u << r), allPositive(r >= 0), anyLast(false), landInt(r + 1), maxDouble(-1.0 * r)
+    {
+    }
+
+    /** Registers every member, each with its op. */
+    void addTo(fm::ReductionBatch& batch)
+    {
+        batch.add(sumInt, fm::ReduceOp::Sum)
+            .add(maxLong, fm::ReduceOp::Max)
+            .add(minFloat, fm::ReduceOp::Min)
+            .add(sumDouble, fm::ReduceOp::Sum)
+            .add(prodLongLong, fm::ReduceOp::Prod)
+            .add(bitOr, fm::ReduceOp::BOr)
+            .add(allPositive, fm::ReduceOp::LAnd)
+            .add(anyLast, fm::ReduceOp::LOr)
+            .add(landInt, fm::ReduceOp::LAnd)
+            .add(maxDouble, fm::ReduceOp::Max);
+    }
+
+    /** Checks the reduced members against the closed forms over @p p ranks. */
+    void checkReduced(int p) const
+    {
+        long sum { 0 };
+        long maxL { -1000000 };
+        long long prod { 1 };
+        unsigned bits { 0 };
+        for (int r = 0; r < p; ++r)
+        {
+            sum += r * r + 1;
+            maxL = std::max(maxL, 1000L * ((r * 7) % 5) - r);
+            prod *= r + 2;
+            bits |= 1u << r;
+        }
+        CHECK(sumInt == sum);
+        CHECK(maxLong == maxL);
+        CHECK(minFloat == 2.5f - static_cast<float>(p - 1));
+        CHECK(sumDouble == 0.25 * p * (p - 1) + 0.25 * p);
+        CHECK(prodLongLong == prod);
+        CHECK(bitOr == bits);
+        CHECK(allPositive);
+        CHECK_FALSE(anyLast);
+        CHECK(landInt == 1);
+        CHECK(maxDouble == 0.0);
+    }
+};
+
+/** Expects @p call to throw a fieldsync::Error containing @p text, naming this file and rank. */
+template<typename Call>
+void expectError(Call&& call, const std::string& text, int worldRank)
+{
+    try
+    {
+        call();
+        FAIL("no fieldsync::Error thrown; expected one containing: " << text);
+    }
+    catch (const fieldsync::Error& error)
+    {
+        const std::string what { error.what() };
+        INFO(what);
+        CHECK(what.find(text) != std::string::npos);
+        CHECK(
+            std::string(error.where().file_name()).find("reductionBatch.cpp") != std::string::npos
+        );
+        CHECK(error.rank() == worldRank);
+        CHECK(what.find("rank " + std::to_string(worldRank)) != std::string::npos);
+    }
+}
+
+} // namespace
+
+TEST_CASE("ReductionBatch: mixed types and ops, blocking, against closed forms", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    Mixed values(env.rank());
+    fm::ReductionBatch batch(env.comm());
+    values.addTo(batch);
+    REQUIRE(batch.size() == 10);
+    batch.run();
+    values.checkReduced(p);
+
+    SECTION("a batch runs again, reading the variables anew")
+    {
+        values = Mixed(env.rank());
+        batch.run();
+        values.checkReduced(p);
+    }
+}
+
+TEST_CASE("ReductionBatch: sums of f(rank) for k = 1..16 scalars", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    const int r = env.rank();
+    for (int k = 1; k <= 16; ++k)
+    {
+        std::vector<double> doubles(16);
+        std::vector<int> ints(16);
+        fm::ReductionBatch batch(env.comm());
+        for (int i = 0; i < k; ++i)
+        {
+            const auto at = static_cast<std::size_t>(i);
+            if (i % 2 == 0)
+            {
+                doubles[at] = std::ldexp(1.0, r) * (i + 1); // sum: (2^p - 1) (i + 1)
+                batch.add(doubles[at], fm::ReduceOp::Sum);
+            }
+            else
+            {
+                ints[at] = (r * 5 + i) % 7; // min over ranks computed below
+                batch.add(ints[at], fm::ReduceOp::Min);
+            }
+        }
+        batch.run();
+        for (int i = 0; i < k; ++i)
+        {
+            const auto at = static_cast<std::size_t>(i);
+            if (i % 2 == 0)
+            {
+                CHECK(doubles[at] == (std::ldexp(1.0, p) - 1.0) * (i + 1));
+            }
+            else
+            {
+                int least { 7 };
+                for (int q = 0; q < p; ++q)
+                {
+                    least = std::min(least, (q * 5 + i) % 7);
+                }
+                CHECK(ints[at] == least);
+            }
+        }
+    }
+}
+
+TEST_CASE("ReductionBatch: non-blocking, results written at wait", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    Mixed values(env.rank());
+    fm::ReductionBatch batch(env.comm());
+    values.addTo(batch);
+
+    SECTION("start, work that overlaps, wait")
+    {
+        batch.start();
+        CHECK(batch.inFlight());
+        // an independent collective while the batch is in flight
+        double other = env.rank();
+        fm::allReduce(other, fm::ReduceOp::Max, env.comm());
+        CHECK(other == p - 1);
+        batch.wait();
+        CHECK_FALSE(batch.inFlight());
+        values.checkReduced(p);
+    }
+    SECTION("test until complete")
+    {
+        batch.start();
+        while (!batch.test())
+        {
+        }
+        CHECK_FALSE(batch.inFlight());
+        values.checkReduced(p);
+    }
+    SECTION("values are read at start: changes after start do not count")
+    {
+        batch.start();
+        values.sumInt = -12345;
+        batch.wait();
+        values.checkReduced(p);
+    }
+}
+
+TEST_CASE("ReductionBatch: an empty batch does nothing", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    fm::ReductionBatch batch(env.comm());
+    CHECK(batch.empty());
+    batch.run();
+    batch.start();
+    CHECK(batch.inFlight());
+    batch.wait();
+    CHECK_FALSE(batch.inFlight());
+    // a cleared batch is empty again
+    int value = 1;
+    batch.add(value, fm::ReduceOp::Sum);
+    CHECK(batch.size() == 1);
+    batch.clear();
+    CHECK(batch.empty());
+    batch.run();
+    CHECK(value == 1);
+}
+
+TEST_CASE("ReductionBatch: bad input is an Error naming the call site and rank", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    int worldRank { 0 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+    const int p = env.sizeRank();
+    double x = 1.0;
+    int n = 1;
+    bool flag = true;
+    fm::ReductionBatch batch(env.comm());
+    batch.add(x, fm::ReduceOp::Sum);
+
+    SECTION("adding after start")
+    {
+        batch.start();
+        expectError([&] { batch.add(n, fm::ReduceOp::Sum); }, "in flight", worldRank);
+        expectError([&] { batch.start(); }, "already in flight", worldRank);
+        expectError([&] { batch.run(); }, "in flight", worldRank);
+        expectError([&] { batch.clear(); }, "in flight", worldRank);
+        batch.wait();
+        CHECK(x == p);
+        // once complete, the batch takes new entries again
+        batch.add(n, fm::ReduceOp::Sum);
+        CHECK(batch.size() == 2);
+    }
+    SECTION("waiting twice")
+    {
+        batch.start();
+        batch.wait();
+        CHECK(x == p);
+        expectError([&] { batch.wait(); }, "no reduction in flight", worldRank);
+        expectError([&] { static_cast<void>(batch.test()); }, "no reduction in flight", worldRank);
+    }
+    SECTION("waiting without a start")
+    {
+        expectError([&] { batch.wait(); }, "never started, or already waited for", worldRank);
+    }
+    SECTION("an op the type does not take")
+    {
+        expectError(
+            [&] { batch.add(x, fm::ReduceOp::BOr); },
+            "ReduceOp BOr is not defined on double",
+            worldRank
+        );
+        expectError(
+            [&] { batch.add(flag, fm::ReduceOp::Sum); },
+            "ReduceOp Sum is not defined on bool",
+            worldRank
+        );
+        expectError(
+            [&] { batch.add(n, fm::ReduceOp::MinLoc); },
+            "ReduceOp MinLoc is not defined on int",
+            worldRank
+        );
+        CHECK(batch.size() == 1);
+        batch.run(); // the batch is unchanged and still works
+        CHECK(x == p);
+    }
+    SECTION("MPI_COMM_NULL")
+    {
+        expectError([&] { fm::ReductionBatch bad(MPI_COMM_NULL); }, "MPI_COMM_NULL", worldRank);
+    }
+}
+
+TEST_CASE("ReductionBatch: moved with a reduction in flight", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    long value = env.rank() + 1;
+    fm::ReductionBatch first(env.comm());
+    first.add(value, fm::ReduceOp::Sum);
+    first.start();
+    fm::ReductionBatch second(std::move(first));
+    CHECK(second.inFlight());
+    second.wait();
+    CHECK(value == static_cast<long>(p) * (p + 1) / 2);
+}

@@ -6,6 +6,7 @@
 
 #include "collectiveEngine.hpp"
 
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
 #include <climits>
@@ -133,6 +134,7 @@ void requireMpiRunning(const char* name, const std::source_location& where)
             (finalised ? "already finalised" : "not initialised") + "; create an MPIInit first)",
         where
     );
+    raiseDeferredError(where); // check mode: a Request destroyed unfinished since the last call
 }
 
 int timesSize(int count, MPI_Comm comm, const char* name, const std::source_location& where)

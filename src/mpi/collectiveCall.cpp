@@ -134,7 +134,6 @@ void requireMpiRunning(const char* name, const std::source_location& where)
             (finalised ? "already finalised" : "not initialised") + "; create an MPIInit first)",
         where
     );
-    raiseDeferredError(where); // check mode: a Request destroyed unfinished since the last call
 }
 
 int timesSize(int count, MPI_Comm comm, const char* name, const std::source_location& where)
@@ -197,6 +196,9 @@ namespace
 void checkArguments(const Engine& e)
 {
     const Call& call = e.call();
+    // check mode: an object destroyed unfinished since the last call (kept by its destructor);
+    // raised here, so that in check mode the other ranks learn of it in the agreement
+    raiseDeferredError(call.where);
     if (isReduction(call.kind) && !opDefined(call.op, call.type.typeClass))
     {
         e.fail(

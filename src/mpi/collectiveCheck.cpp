@@ -369,7 +369,7 @@ private:
         announced_ = true;
         for (int r = 0; r < e_.size(); ++r)
         {
-            MPI_Request request { MPI_REQUEST_NULL };
+            MPI_Request request { MPI_REQUEST_NULL }; /**< the all-gather */
             if (r != e_.rank() &&
                 MPI_Isend(nullptr, 0, MPI_BYTE, r, arrivalTag, e_.comm(), &request) == MPI_SUCCESS)
             {
@@ -418,9 +418,9 @@ std::vector<Signature> gatherSignatures(const Engine& e, const Signature& mine)
 {
     struct InFlight
     {
-        Signature mine;             /**< what this rank sends */
-        std::vector<Signature> all; /**< what it receives */
-        MPI_Request request { MPI_REQUEST_NULL };
+        Signature mine;                           /**< what this rank sends */
+        std::vector<Signature> all;               /**< what it receives */
+        MPI_Request request { MPI_REQUEST_NULL }; /**< the all-gather */
     };
     auto op = std::make_unique<InFlight>();
     op->mine = mine;

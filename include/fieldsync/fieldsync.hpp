@@ -14,6 +14,7 @@
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/localIndex.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 

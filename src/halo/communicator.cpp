@@ -6,7 +6,9 @@
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/clock.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/broadcast.hpp"
 #include "fieldsync/mpi/gathers.hpp"
 
@@ -88,6 +90,14 @@ CommunicatorState::~CommunicatorState()
                 exchange.key.name(),
                 toString(exchange.where)
             );
+            if (checkMode()) // a destructor cannot throw: the next collective raises it
+            {
+                deferError(std::string("Communicator destroyed with exchange '")
+                               .append(exchange.key.name())
+                               .append("' (started at ")
+                               .append(toString(exchange.where))
+                               .append(") still in flight"));
+            }
         }
     }
 }
@@ -265,6 +275,7 @@ Communicator::Communicator(
       )
 {
     state_->commit(options, where);
+    trackLive(state_.get(), "fieldsync::halo::Communicator", where);
 }
 
 Communicator Communicator::adopt(
@@ -293,6 +304,7 @@ Communicator Communicator::declare(
     Communicator declared;
     declared.state_ =
         std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where);
+    trackLive(declared.state_.get(), "fieldsync::halo::Communicator", where);
     return declared;
 }
 
@@ -311,9 +323,39 @@ BackEnd Communicator::backEnd() const
     return state(std::source_location::current()).backEnd_;
 }
 
-Communicator::~Communicator() = default;
+namespace
+{
+/** Leaves the live-object registry; after MPIInit ended, leaks the state instead of freeing
+ * it (its views and MPI objects cannot be freed then: MPIInit named it at its end). */
+void retire(std::unique_ptr<CommunicatorState>& state) noexcept
+{
+    if (state != nullptr)
+    {
+        untrackLive(state.get());
+        if (runtimeEnded())
+        {
+            static_cast<void>(state.release());
+        }
+    }
+}
+} // namespace
+
+Communicator::~Communicator()
+{
+    retire(state_);
+}
+
 Communicator::Communicator(Communicator&&) noexcept = default;
-Communicator& Communicator::operator=(Communicator&&) noexcept = default;
+
+Communicator& Communicator::operator=(Communicator&& other) noexcept
+{
+    if (this != &other)
+    {
+        retire(state_);
+        state_ = std::move(other.state_);
+    }
+    return *this;
+}
 
 CommunicatorState& Communicator::state(const std::source_location& where) const
 {

@@ -35,22 +35,26 @@ void completeDims(std::vector<int>& dims, int nRanks, const std::source_location
 }
 
 /** @brief Checks that @p what (a vector of @p given entries) has one entry per dimension. */
-void checkLength(std::size_t given, std::size_t ndims, const char* what)
+void checkLength(
+    std::size_t given, std::size_t ndims, const char* what, const std::source_location& where
+)
 {
-    FIELDSYNC_CHECK(
+    FIELDSYNC_CHECK_AT(
         given == ndims,
         std::string("CartesianTopology: ") + std::to_string(given) + " " + what + " for " +
-            std::to_string(ndims) + " dimensions"
+            std::to_string(ndims) + " dimensions",
+        where
     );
 }
 
 /** @brief Checks that @p dim names one of @p ndims dimensions. */
-void checkDimension(int dim, int ndims, const char* caller)
+void checkDimension(int dim, int ndims, const char* caller, const std::source_location& where)
 {
-    FIELDSYNC_CHECK(
+    FIELDSYNC_CHECK_AT(
         dim >= 0 && dim < ndims,
         std::string("CartesianTopology::") + caller + ": dimension " + std::to_string(dim) +
-            " out of range 0.." + std::to_string(ndims - 1)
+            " out of range 0.." + std::to_string(ndims - 1),
+        where
     );
 }
 
@@ -99,27 +103,28 @@ CartesianTopology::CartesianTopology(
     rankMapping_ = detail::rankMappingBetween(env, env_);
 }
 
-bool CartesianTopology::periodic(int dim) const
+bool CartesianTopology::periodic(int dim, std::source_location where) const
 {
-    checkDimension(dim, ndims(), "periodic");
+    checkDimension(dim, ndims(), "periodic", where);
     return periodic_[static_cast<std::size_t>(dim)] != 0;
 }
 
-std::vector<int> CartesianTopology::coords(int rank) const
+std::vector<int> CartesianTopology::coords(int rank, std::source_location where) const
 {
-    FIELDSYNC_CHECK(
+    FIELDSYNC_CHECK_AT(
         rank >= 0 && rank < env_.sizeRank(),
         "CartesianTopology::coords: rank " + std::to_string(rank) + " out of range 0.." +
-            std::to_string(env_.sizeRank() - 1)
+            std::to_string(env_.sizeRank() - 1),
+        where
     );
     std::vector<int> result(dims_.size());
-    FIELDSYNC_MPI(MPI_Cart_coords(env_.comm(), rank, ndims(), result.data()));
+    FIELDSYNC_MPI_AT(MPI_Cart_coords(env_.comm(), rank, ndims(), result.data()), where);
     return result;
 }
 
-int CartesianTopology::rank(std::span<const int> coords) const
+int CartesianTopology::rank(std::span<const int> coords, std::source_location where) const
 {
-    checkLength(coords.size(), dims_.size(), "coordinates");
+    checkLength(coords.size(), dims_.size(), "coordinates", where);
     std::vector<int> wrapped(coords.begin(), coords.end());
     for (std::size_t d = 0; d < dims_.size(); ++d)
     {
@@ -134,26 +139,27 @@ int CartesianTopology::rank(std::span<const int> coords) const
         }
     }
     int result { MPI_PROC_NULL };
-    FIELDSYNC_MPI(MPI_Cart_rank(env_.comm(), wrapped.data(), &result));
+    FIELDSYNC_MPI_AT(MPI_Cart_rank(env_.comm(), wrapped.data(), &result), where);
     return result;
 }
 
-int CartesianTopology::neighbour(std::span<const int> offset) const
+int CartesianTopology::neighbour(std::span<const int> offset, std::source_location where) const
 {
-    checkLength(offset.size(), dims_.size(), "offsets");
+    checkLength(offset.size(), dims_.size(), "offsets", where);
     std::vector<int> at(coords_);
     for (std::size_t d = 0; d < at.size(); ++d)
     {
         at[d] += offset[d];
     }
-    return rank(at);
+    return rank(at, where);
 }
 
-CartesianTopology::Shift CartesianTopology::shift(int dim, int disp) const
+CartesianTopology::Shift
+CartesianTopology::shift(int dim, int disp, std::source_location where) const
 {
-    checkDimension(dim, ndims(), "shift");
+    checkDimension(dim, ndims(), "shift", where);
     Shift s;
-    FIELDSYNC_MPI(MPI_Cart_shift(env_.comm(), dim, disp, &s.source, &s.dest));
+    FIELDSYNC_MPI_AT(MPI_Cart_shift(env_.comm(), dim, disp, &s.source, &s.dest), where);
     return s;
 }
 

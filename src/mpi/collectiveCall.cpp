@@ -6,6 +6,7 @@
 
 #include "collectiveEngine.hpp"
 
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
 #include <atomic>
@@ -241,6 +242,9 @@ namespace
 void checkArguments(const Engine& e)
 {
     const Call& call = e.call();
+    // check mode: an object destroyed unfinished since the last call (kept by its destructor);
+    // raised here, so that in check mode the other ranks learn of it in the agreement
+    raiseDeferredError(call.where);
     if (isReduction(call.kind) && !opDefined(call.op, call.type.typeClass))
     {
         e.fail(

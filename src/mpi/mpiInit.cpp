@@ -2,10 +2,14 @@
 #include "fieldsync/mpi/mpiInit.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
+
+#include <string>
+#include <vector>
 
 namespace fieldsync::mpi
 {
@@ -43,6 +47,41 @@ ThreadLevel fromMpi(int level)
         return ThreadLevel::Funneled;
     }
     return ThreadLevel::Single;
+}
+} // namespace
+
+namespace
+{
+/** Logs the objects that outlive this MPIInit and a deferred error nobody raised. Objects in
+ * flight are not waited for: a peer may never complete them. */
+void reportAtEnd() noexcept
+{
+    try
+    {
+        const std::vector<std::string> live = liveObjects();
+        std::string text;
+        for (const std::string& object : live)
+        {
+            text.append(text.empty() ? "" : "; ").append(object);
+        }
+        if (!live.empty())
+        {
+            logger().warn(
+                "MPIInit ends while {} fieldsync object(s) still live; they are left allocated "
+                "(never freed after MPI and Kokkos end; destroy them before the MPIInit): {}",
+                live.size(),
+                text
+            );
+        }
+        const std::string deferred = takeDeferredError();
+        if (!deferred.empty())
+        {
+            logger().error("MPIInit ends with an error nobody raised (check mode): {}", deferred);
+        }
+    }
+    catch (...) // logging failed: nothing more can be said at exit
+    {
+    }
 }
 } // namespace
 
@@ -115,6 +154,11 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worl
 
 MPIInit::~MPIInit()
 {
+    if (ownsKokkos_ || ownsMpi_)
+    {
+        reportAtEnd();
+        markRuntimeEnded();
+    }
     if (ownsKokkos_)
     {
         Kokkos::finalize();

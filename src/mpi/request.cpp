@@ -2,6 +2,7 @@
 #include "fieldsync/mpi/request.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 #include <string>
 #include <utility>
@@ -91,7 +93,13 @@ std::string describeRequest(const detail::RequestState& state)
 
 Request::Request() noexcept = default;
 
-Request::Request(std::unique_ptr<detail::RequestState> state) noexcept : state_(std::move(state)) {}
+Request::Request(std::unique_ptr<detail::RequestState> state) noexcept : state_(std::move(state))
+{
+    if (state_)
+    {
+        state_->live.emplace("fieldsync::mpi::Request", state_->name, state_->where);
+    }
+}
 
 Request::Request(Request&& other) noexcept = default;
 
@@ -118,28 +126,40 @@ void Request::abandon() noexcept
     }
     int finalised { 0 };
     MPI_Finalized(&finalised);
-    if (finalised)
+    if (finalised || runtimeEnded())
     {
-        logger().error(
-            "fieldsync::mpi::Request of {} started at {} outlived MPI; its buffers are left "
-            "allocated",
+        // at exit the logger may already be gone (a Request in a static): plain stderr
+        std::fprintf(
+            stderr,
+            "fieldsync: fieldsync::mpi::Request of %s started at %s outlived MPI; its buffers "
+            "are left allocated\n",
             state_->name,
-            toString(state_->where)
+            toString(state_->where).c_str()
         );
         static_cast<void>(state_.release()); // MPI may still own the memory: leak, never free
         return;
     }
-    // a destructor must not throw: the mistake is logged (at error level, with the call site;
-    // in check mode marked as an error of the program) and the request completed
+    // a destructor must not throw: the mistake is logged (at error level, with the call site)
+    // and the request completed; in check mode it is also kept as an Error, raised by the next
+    // collective call (or logged by MPIInit's destructor)
     logger().error(
         "fieldsync::mpi::Request of {} started at {} was destroyed before it completed; waiting "
         "for it now{}",
         state_->name,
         toString(state_->where),
-        checkMode() ? " (check mode: an error of the program; wait() or test() every request "
-                      "before it goes)"
+        checkMode() ? " (check mode: an error of the program, raised by the next collective; "
+                      "wait() or test() every request before it goes)"
                     : ""
     );
+    if (checkMode())
+    {
+        deferError(std::string("fieldsync::mpi::Request of ")
+                       .append(state_->name)
+                       .append(" started at ")
+                       .append(toString(state_->where))
+                       .append(" was destroyed before it completed (wait() or test() every request)"
+                       ));
+    }
     try
     {
         wait();

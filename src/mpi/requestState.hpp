@@ -2,11 +2,13 @@
 // Private to src/mpi: what a Request owns while its operation runs.
 #pragma once
 
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <vector>
 
@@ -37,6 +39,7 @@ struct RequestState
     std::shared_ptr<const BufferAccess> keepRecv; /**< keeps the receive view alive */
     algorithms::Schedule schedule;                /**< fieldsync's own algorithm in flight */
     bool scheduled { false };                     /**< schedule, not request, is the operation */
+    std::optional<LiveObject> live;               /**< registered while a Request owns it */
 
     /** @brief After MPI completed: copies staged results back and releases everything. */
     void finish()

@@ -4,6 +4,7 @@
 // instead of wrong data, an error on some ranks only, or a hang.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/errorText.hpp"
+#include "fieldsync_test/scopedWaitTimeout.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/settings.hpp"
@@ -281,4 +282,41 @@ TEST_CASE("check mode: calls that agree still give the right results", "[checkMo
     auto request = fm::iBroadcast(counts, P - 1, env.comm());
     request.wait();
     CHECK(counts[0] == 1);
+}
+
+TEST_CASE("check mode: a rank that never calls is named, not waited for", "[checkMode]")
+{
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    const int P { env.sizeRank() };
+    const int absent { P - 1 };
+    auto send = values(4);
+    auto recv = values(4);
+    if (env.rank() != absent)
+    {
+        const fieldsync::test::ScopedWaitTimeout timeout("0.5", "error");
+        const auto what = fieldsync::test::errorText(
+            [&] { fm::allReduce(send, recv, fm::ReduceOp::Sum, env.comm()); }
+        );
+        REQUIRE(what.has_value());
+        INFO(*what);
+        CHECK(what->find("'allReduce'") != std::string::npos);
+        CHECK(what->find("checkMode.cpp") != std::string::npos);
+        const std::string missing { "rank " + std::to_string(absent) + " (of " + std::to_string(P) +
+                                    ") has not arrived" };
+        CHECK(what->find(missing) != std::string::npos);
+    }
+    MPI_Barrier(world.comm());
+    if (env.rank() == absent)
+    {
+        // Coming late, with a mistake of its own: its agreement completes the ones the others
+        // left in flight, and it raises its own Error without calling the collective itself.
+        auto tooSmall = values(1);
+        const auto what = fieldsync::test::errorText(
+            [&] { fm::allReduce(send, tooSmall, fm::ReduceOp::Sum, env.comm()); }
+        );
+        REQUIRE(what.has_value());
+        CHECK(what->find("receive buffer too small") != std::string::npos);
+    }
+    MPI_Barrier(world.comm());
 }

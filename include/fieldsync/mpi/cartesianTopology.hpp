@@ -66,26 +66,35 @@ public:
     /** @brief Ranks per dimension. */
     [[nodiscard]] std::span<const int> dims() const noexcept { return dims_; }
 
-    /** @brief Whether dimension @p dim is periodic. */
-    [[nodiscard]] bool periodic(int dim) const;
+    /** @brief Whether dimension @p dim is periodic. @throws Error (naming @p where) when
+     * @p dim is out of range. */
+    [[nodiscard]] bool
+    periodic(int dim, std::source_location where = std::source_location::current()) const;
 
     /** @brief This rank's coordinates. */
     [[nodiscard]] std::span<const int> coords() const noexcept { return coords_; }
 
     /** @brief The coordinates of @p rank. @throws Error when @p rank is out of range. */
-    [[nodiscard]] std::vector<int> coords(int rank) const;
+    [[nodiscard]] std::vector<int>
+    coords(int rank, std::source_location where = std::source_location::current()) const;
 
     /**
      * @brief The rank at @p coords; wraps periodic dimensions, MPI_PROC_NULL when a coordinate
      * of a non-periodic dimension is off the grid. @throws Error on a wrong length.
      */
-    [[nodiscard]] int rank(std::span<const int> coords) const;
+    [[nodiscard]] int rank(
+        std::span<const int> coords, std::source_location where = std::source_location::current()
+    ) const;
 
     /** @brief The rank at this rank's coordinates plus @p offset (as rank(coords)). */
-    [[nodiscard]] int neighbour(std::span<const int> offset) const;
+    [[nodiscard]] int neighbour(
+        std::span<const int> offset, std::source_location where = std::source_location::current()
+    ) const;
 
-    /** @brief MPI_Cart_shift: source and destination of a shift by @p disp along @p dim. */
-    [[nodiscard]] Shift shift(int dim, int disp) const;
+    /** @brief MPI_Cart_shift: source and destination of a shift by @p disp along @p dim.
+     * @throws Error (naming @p where) when @p dim is out of range. */
+    [[nodiscard]] Shift
+    shift(int dim, int disp, std::source_location where = std::source_location::current()) const;
 
     /**
      * @brief The neighbour ranks: faces only, or all 3^d-1 offsets with @p diagonals; off-grid

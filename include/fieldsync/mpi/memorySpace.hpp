@@ -123,6 +123,16 @@ const SpaceOps& spaceOps();
 
 namespace detail
 {
+/** @brief memcpy that accepts empty ranges, whose pointers may be null (an empty staging
+ * buffer); memcpy itself must not be given null, even for 0 bytes (UBSan reports it). */
+inline void copyBytes(void* to, const void* from, std::size_t bytes)
+{
+    if (bytes > 0)
+    {
+        std::memcpy(to, from, bytes);
+    }
+}
+
 /** @brief The one implementation of SpaceOps, for the Kokkos memory space @p M. */
 template<typename M>
 class SpaceOpsOf final : public SpaceOps
@@ -147,7 +157,7 @@ public:
     {
         if constexpr (fieldsync::mpi::hostAccessible<M>)
         {
-            std::memcpy(to, from, bytes);
+            copyBytes(to, from, bytes);
         }
         else
         {
@@ -158,7 +168,7 @@ public:
     {
         if constexpr (fieldsync::mpi::hostAccessible<M>)
         {
-            std::memcpy(host, from, bytes);
+            copyBytes(host, from, bytes);
         }
         else
         {
@@ -169,7 +179,7 @@ public:
     {
         if constexpr (fieldsync::mpi::hostAccessible<M>)
         {
-            std::memcpy(to, host, bytes);
+            copyBytes(to, host, bytes);
         }
         else
         {

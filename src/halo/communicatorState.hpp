@@ -116,9 +116,8 @@ public:
     /** @brief Claims a pool buffer for @p exchange and sets it up for @p fields. */
     DuplexBuffer& claim(Exchange& exchange, const Fields& fields, std::size_t stride);
     /** @brief Lets contiguous neighbours go to MPI from and into the field directly. */
-    void bindInPlace(
-        const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
-    );
+    void
+    bindInPlace(Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride);
     /** @brief Packs what does not go in place; fences; returns the pack seconds. */
     double packSends(
         const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride

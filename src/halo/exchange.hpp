@@ -8,6 +8,7 @@
 #include "fieldsync/halo/reverseOp.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <source_location>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct Exchange
     ReverseOp op { ReverseOp::Replace }; /**< combine op (reverse) */
     bool inFlight { false };             /**< started and not finalised */
     std::vector<FieldShape> fields;      /**< the fields in flight, as started */
+    std::unique_ptr<FieldKeeper> keeper; /**< holds fields MPI uses in place while in flight */
     std::size_t buffer { npos };         /**< pool entry in use */
     std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
     ExchangeStats stats;                 /**< telemetry of this key, times in clock ticks */

@@ -196,7 +196,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
 }
 
 [[gnu::always_inline]] inline void CommunicatorState::bindInPlace(
-    const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
+    Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
     const FieldShape& shape = exchange.fields[0];
@@ -226,6 +226,10 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     if (!exchange.reverse) // a combining reverse exchange must unpack
     {
         bind(buffer.receiveHalf(), receiveMap_);
+    }
+    if (buffer.sendHalf().anyDirect() || buffer.receiveHalf().anyDirect())
+    {
+        fields.keep(exchange.keeper); // MPI uses the field: it must outlive the exchange
     }
 }
 
@@ -425,6 +429,10 @@ void CommunicatorState::release(Exchange& exchange)
         pool_.release(exchange.buffer);
     }
     exchange.buffer = Exchange::npos;
+    if (exchange.keeper != nullptr)
+    {
+        exchange.keeper->drop(); // MPI is done with the fields
+    }
     if (exchange.inFlight)
     {
         --inFlight_;

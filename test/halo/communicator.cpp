@@ -661,6 +661,34 @@ TEST_CASE("A received message of another size than the receive map expects is an
     }
 }
 
+TEST_CASE("A field let go while its in-place exchange is in flight stays alive until MPI is "
+          "done with it")
+{
+    // ring ghosts are contiguous per neighbour: both directions go to MPI from and into the
+    // field itself. The caller drops its only handle of the field, then the Communicator: MPI
+    // must never write into freed memory (the valgrind variant of this test would report it).
+    const auto env = world();
+    const Setup setup = setupFor(Shape::Ring, 47, false, 64);
+    {
+        std::optional<Communicator> comm(std::in_place, env, setup.send, setup.receive);
+        {
+            View1 field = makeField<View1>(setup, 1);
+            comm->startComm(field, "let go");
+        } // the caller's handle is gone; the exchange still holds the field
+        MPI_Barrier(MPI_COMM_WORLD); // the peers' messages arrive into the held field
+        comm.reset();                // destroyed in flight: completed or cancelled, then freed
+        // in check mode it is also kept as an Error for the next collective: taken here
+        CHECK(fieldsync::takeDeferredError().empty() != fieldsync::checkMode());
+    }
+    // and the usual path: the same Communicator finalises a field whose handle it also holds
+    Communicator comm(env, setup.send, setup.receive);
+    View1 field = makeField<View1>(setup, 1);
+    comm.startComm(field, "kept");
+    comm.finaliseComm(field, "kept");
+    REQUIRE(countWrong(field, setup, 1) == 0);
+    REQUIRE(field.use_count() == 1); // the exchange let its copy go at finalise
+}
+
 TEST_CASE("Destroying a Communicator with a packed send in flight: the receiver still gets the "
           "right values")
 {

@@ -11,9 +11,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <typeinfo>
+#include <vector>
 
 namespace fieldsync::halo
 {
@@ -45,6 +47,24 @@ struct FieldShape
     {
         return componentStride == 1 && cellStride == components;
     }
+};
+
+/**
+ * @brief Holds the fields of an exchange in flight whose memory MPI reads or writes in place, so
+ * that a field the caller lets go before finalising (or before destroying the Communicator) is
+ * not freed under MPI. Made once per exchange and view type, then reused: holding costs a
+ * reference count per view, no allocation.
+ */
+class FieldKeeper
+{
+public:
+    virtual ~FieldKeeper() = default;
+
+    /** @brief The view type held (a keeper is reused only for the same type). */
+    [[nodiscard]] virtual const std::type_info& viewType() const noexcept = 0;
+
+    /** @brief Lets the fields go (their memory is freed if nothing else holds it). */
+    virtual void drop() noexcept = 0;
 };
 
 /**
@@ -105,8 +125,30 @@ public:
     /** @brief Waits for the fields' execution space (nothing for synchronous host spaces). */
     virtual void fence() const = 0;
 
+    /**
+     * @brief Holds the fields in @p keeper (made, or remade for another view type, when it does
+     * not hold this type) until its drop().
+     */
+    virtual void keep(std::unique_ptr<FieldKeeper>& keeper) const = 0;
+
 protected:
     ~Fields() = default;
+};
+
+/** @brief The FieldKeeper of views of type @p V: copies of the views (reference counts). */
+template<typename V>
+class ViewKeeper final : public FieldKeeper
+{
+public:
+    const std::type_info& viewType() const noexcept override { return typeid(V); }
+
+    void drop() noexcept override { views_.clear(); } // keeps the capacity: no allocation
+
+    /** @brief Holds @p views (replacing what it held). */
+    void hold(std::span<const V> views) { views_.assign(views.begin(), views.end()); }
+
+private:
+    std::vector<V> views_; /**< the held views */
 };
 
 /** @brief The Fields of views of type @p V (rank 1 or 2); holds the caller's views by reference. */
@@ -197,6 +239,15 @@ public:
         {
             Exec().fence();
         }
+    }
+
+    void keep(std::unique_ptr<FieldKeeper>& keeper) const override
+    {
+        if (keeper == nullptr || keeper->viewType() != typeid(V))
+        {
+            keeper = std::make_unique<ViewKeeper<V>>();
+        }
+        static_cast<ViewKeeper<V>&>(*keeper).hold(views_);
     }
 
 private:

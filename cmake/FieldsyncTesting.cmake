@@ -50,6 +50,23 @@ function(fieldsync_add_mpi_test name)
     endforeach()
 endfunction()
 
+# fieldsync_add_exit_test(<test> <target> RANKS n [ENVIRONMENT VAR=value ...] PASS regex
+#                         [FAIL regex]): runs <target> (a plain program, no Catch2) under mpiexec
+# and judges its whole output followed by "exit code N" (the job's exit status) with regexes:
+# for programs whose point is how the job ends (an abort, a warning at exit).
+function(fieldsync_add_exit_test test target)
+    cmake_parse_arguments(ARG "" "RANKS;PASS;FAIL" "ENVIRONMENT" ${ARGN})
+    fieldsync_mpiexec_command(cmd ${ARG_RANKS} $<TARGET_FILE:${target}>)
+    list(JOIN cmd " " line)
+    add_test(NAME ${test} COMMAND sh -c "${line} 2>&1; echo \"exit code $?\"")
+    set_tests_properties(${test} PROPERTIES TIMEOUT 60 PROCESSORS ${ARG_RANKS}
+        ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}"
+        PASS_REGULAR_EXPRESSION "${ARG_PASS}")
+    if(ARG_FAIL)
+        set_tests_properties(${test} PROPERTIES FAIL_REGULAR_EXPRESSION "${ARG_FAIL}")
+    endif()
+endfunction()
+
 # fieldsync_add_mpi_test_variant(<name> <variant> [RANKS ...] [TIMEOUT s] [ENVIRONMENT VAR=value ...])
 #
 # Runs the test executable <name> again, as <name>.<variant>.np<N>, with extra environment

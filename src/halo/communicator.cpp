@@ -214,11 +214,11 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     }
     catch (const Error&)
     {
-        exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+        exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
         releaseAfterFailure(exchange, where);
         throw;
     }
-    exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+    exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
     return done;
 }
 
@@ -232,11 +232,11 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
     }
     catch (const Error&)
     {
-        exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+        exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
         releaseAfterFailure(exchange, where);
         throw;
     }
-    exchange.stats.waitSeconds += secondsBetween(startTime, stamp());
+    exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
 }
 
 void CommunicatorState::releaseAfterFailure(Exchange& exchange, const std::source_location& where)

@@ -118,16 +118,15 @@ public:
     /** @brief Lets contiguous neighbours go to MPI from and into the field directly. */
     void
     bindInPlace(Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride);
-    /** @brief Packs what does not go in place; fences; returns the pack seconds. */
+    /** @brief Packs what does not go in place; fences; returns the pack time in telemetry ticks. */
     double packSends(
         const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
     );
     /** @brief After an Error during start: frees what the start claimed. */
     void abandon(Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where);
     /** @brief Marks a started exchange in flight and records its telemetry. */
-    void markStarted(
-        Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packSeconds
-    );
+    void
+    markStarted(Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks);
 
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
@@ -168,7 +167,7 @@ public:
      * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
      * waits for the clock's calibration.
      */
-    double secondsBetween(std::int64_t from, std::int64_t to) const noexcept
+    double ticksBetween(std::int64_t from, std::int64_t to) const noexcept
     {
         return static_cast<double>(to - from);
     }

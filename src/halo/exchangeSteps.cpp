@@ -49,12 +49,12 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
     exchange.op = op;
     DuplexBuffer& buffer = claim(exchange, fields, stride);
-    double packSeconds { 0.0 };
+    double packTicks { 0.0 };
     try
     {
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
-        packSeconds = packSends(exchange, buffer, fields, stride);
+        packTicks = packSends(exchange, buffer, fields, stride);
         buffer.startSends(key.where());
     }
     catch (...)
@@ -63,7 +63,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         throw;
     }
     exchange.where = key.where();
-    markStarted(exchange, buffer, startTime, packSeconds);
+    markStarted(exchange, buffer, startTime, packTicks);
 }
 
 [[gnu::always_inline]] inline std::size_t CommunicatorState::validate(
@@ -280,7 +280,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
         offset += exchange.fields[f].components;
     }
     fields.fence();
-    return secondsBetween(packStart, stamp());
+    return ticksBetween(packStart, stamp());
 }
 
 void CommunicatorState::abandon(
@@ -299,7 +299,7 @@ void CommunicatorState::abandon(
 }
 
 [[gnu::always_inline]] inline void CommunicatorState::markStarted(
-    Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packSeconds
+    Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks
 )
 {
     exchange.inFlight = true;
@@ -311,8 +311,8 @@ void CommunicatorState::abandon(
     stats.messages += sent.postedMessages() + received.postedMessages();
     stats.bytesSent += sent.postedBytes();
     stats.bytesReceived += received.postedBytes();
-    stats.packSeconds += packSeconds;
-    stats.postSeconds += secondsBetween(startTime, stamp()) - packSeconds;
+    stats.packSeconds += packTicks;
+    stats.postSeconds += ticksBetween(startTime, stamp()) - packTicks;
 }
 
 void CommunicatorState::finish(
@@ -332,7 +332,7 @@ void CommunicatorState::finish(
     release(exchange);
     if (unpacked) // all in place: nothing to unpack, and no clock read for the release
     {
-        exchange.stats.unpackSeconds += secondsBetween(unpackStart, stamp());
+        exchange.stats.unpackSeconds += ticksBetween(unpackStart, stamp());
     }
 }
 

@@ -44,6 +44,8 @@ struct Arguments
     std::string mesh;                    /**< Gmsh file instead of a generated mesh */
     std::string vtk;                     /**< VTK output folder */
     bool verify { true };                /**< compare with a serial run */
+    std::string save;                    /**< write the final field here (raw doubles) */
+    std::string compare;                 /**< compare the final field with this --save file */
     heat::HeatOptions options;           /**< the solver's settings */
 };
 
@@ -90,6 +92,16 @@ void declareOptions(CLI::App& app, Arguments& a)
     app.add_flag_function(
         "--no-verify", [&a](std::int64_t) { a.verify = false; }, "skip the serial comparison"
     );
+    app.add_option(
+        "--save", a.save, "write the final field, in global cell order, as raw doubles (rank 0)"
+    );
+    app.add_option(
+           "--compare",
+           a.compare,
+           "compare the final field bitwise with a --save file (for example a CPU run's, when "
+           "this run is on a GPU)"
+    )
+        ->check(CLI::ExistingFile);
     app.footer(
         "Kokkos options (--kokkos-...) are passed to Kokkos. Run under mpiexec, for example\n"
         "  mpiexec -n 4 fieldsync-heat --shape hex --partitioner ptscotch"
@@ -255,6 +267,78 @@ void writeVtk(
     }
 }
 
+/**
+ * @brief Compares @p field with @p reference bit for bit and prints the verdict naming
+ * @p against; returns 0 when identical, 1 otherwise (sizes differing included).
+ */
+int compareBitwise(
+    const std::vector<double>& field,
+    const std::vector<double>& reference,
+    const std::string& against
+)
+{
+    if (field.size() != reference.size())
+    {
+        std::printf(
+            "verification against %s: %zu cells here, %zu there -> FAILED\n",
+            against.c_str(),
+            field.size(),
+            reference.size()
+        );
+        return 1;
+    }
+    double maxDiff { 0.0 };
+    std::size_t differing { 0 };
+    for (std::size_t c { 0 }; c < reference.size(); ++c)
+    {
+        const double a { field[c] };
+        const double b { reference[c] };
+        if (std::memcmp(&a, &b, sizeof(double)) != 0)
+        {
+            ++differing;
+            maxDiff = std::max(maxDiff, std::isnan(a) ? INFINITY : std::abs(a - b));
+        }
+    }
+    std::printf(
+        "verification against %s: max |difference| = %.3g, %zu of %zu cells differ -> %s\n",
+        against.c_str(),
+        maxDiff,
+        differing,
+        reference.size(),
+        differing == 0 ? "BITWISE IDENTICAL" : "FAILED"
+    );
+    return differing == 0 ? 0 : 1;
+}
+
+/** @brief Writes @p field to @p path as raw doubles (this machine's byte order). */
+void writeField(const std::string& path, const std::vector<double>& field)
+{
+    std::ofstream out(path, std::ios::binary);
+    out.write(
+        reinterpret_cast<const char*>(field.data()),
+        static_cast<std::streamsize>(field.size() * sizeof(double))
+    );
+    FIELDSYNC_CHECK(out.good(), "fieldsync-heat --save: cannot write " + path);
+    std::printf("wrote the final field (%zu cells) to %s\n", field.size(), path.c_str());
+}
+
+/** @brief The raw doubles of a --save file. */
+std::vector<double> readField(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    FIELDSYNC_CHECK(in.good(), "fieldsync-heat --compare: cannot read " + path);
+    const auto bytes { static_cast<std::size_t>(in.tellg()) };
+    FIELDSYNC_CHECK(
+        bytes % sizeof(double) == 0,
+        "fieldsync-heat --compare: " + path + " holds " + std::to_string(bytes) +
+            " bytes, not a whole number of doubles"
+    );
+    std::vector<double> field(bytes / sizeof(double));
+    in.seekg(0);
+    in.read(reinterpret_cast<char*>(field.data()), static_cast<std::streamsize>(bytes));
+    return field;
+}
+
 /** @brief Prints the per-rank table and the overall line (rank 0). */
 void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
 {
@@ -364,7 +448,7 @@ int run(const Arguments& args)
     }
     heat::HeatOptions options { args.options };
     options.verbose = true;
-    options.gather = args.verify;
+    options.gather = args.verify || !args.save.empty() || !args.compare.empty();
     const heat::DistributedRun result { heat::solveDistributed(env, *source, options) };
     summary(env, result);
     if (!args.vtk.empty())
@@ -379,30 +463,21 @@ int run(const Arguments& args)
         }
     }
     int status { 0 };
-    if (args.verify && env.rank() == 0)
+    if (env.rank() == 0)
     {
-        const std::vector<double> serial { heat::solveSerial(*source, result.dt, options) };
-        double maxDiff { 0.0 };
-        std::size_t differing { 0 };
-        for (std::size_t c { 0 }; c < serial.size(); ++c)
+        if (args.verify)
         {
-            const double a { result.gathered[c] };
-            const double b { serial[c] };
-            if (std::memcmp(&a, &b, sizeof(double)) != 0)
-            {
-                ++differing;
-                maxDiff = std::max(maxDiff, std::isnan(a) ? INFINITY : std::abs(a - b));
-            }
+            const std::vector<double> serial { heat::solveSerial(*source, result.dt, options) };
+            status |= compareBitwise(result.gathered, serial, "a serial run");
         }
-        std::printf(
-            "verification against a serial run: max |difference| = %.3g, %zu of %zu cells differ "
-            "-> %s\n",
-            maxDiff,
-            differing,
-            serial.size(),
-            differing == 0 ? "BITWISE IDENTICAL" : "FAILED"
-        );
-        status = differing == 0 ? 0 : 1;
+        if (!args.compare.empty())
+        {
+            status |= compareBitwise(result.gathered, readField(args.compare), args.compare);
+        }
+        if (!args.save.empty())
+        {
+            writeField(args.save, result.gathered);
+        }
     }
     FIELDSYNC_MPI(MPI_Bcast(&status, 1, MPI_INT, 0, env.comm()));
     return status;

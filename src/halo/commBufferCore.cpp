@@ -55,13 +55,10 @@ CommBufferCore::~CommBufferCore()
 {
     if (!cancelMessages())
     {
+        hostStorage_.abandon();
         return; // MPI may still touch the bytes: keep them (logged by the transport)
     }
     space_->deallocate(storage_);
-    if (hostStorage_ != nullptr)
-    {
-        mpi::spaceOps<Kokkos::HostSpace>().deallocate(hostStorage_);
-    }
 }
 
 bool CommBufferCore::cancelMessages() noexcept
@@ -299,16 +296,15 @@ void CommBufferCore::send(int tag, std::source_location where)
         stageToHost();
     }
     isSend_ = true;
-    post(staging_ ? hostStorage_ : storage_, tag, where);
+    post(staging_ ? hostStaging() : storage_, tag, where);
     state_ = BufferState::InFlight;
 }
 
 void CommBufferCore::receive(int tag, std::source_location where)
 {
     requireState(BufferState::Claimed, "receive", where);
-    ensureStaging();
     isSend_ = false;
-    post(staging_ ? hostStorage_ : storage_, tag, where);
+    post(staging_ ? hostStaging() : storage_, tag, where);
     state_ = BufferState::InFlight;
 }
 
@@ -405,23 +401,14 @@ std::string CommBufferCore::describePending(const std::source_location& where)
     return transport_ == nullptr ? std::string() : transport_->describePending(where);
 }
 
-void CommBufferCore::ensureStaging()
+char* CommBufferCore::hostStaging()
 {
-    if (staging_ && hostCapacity_ < totalBytes())
-    {
-        const auto& host = mpi::spaceOps<Kokkos::HostSpace>();
-        host.deallocate(hostStorage_);
-        hostStorage_ = nullptr;
-        hostCapacity_ = 0;
-        hostStorage_ = static_cast<char*>(host.allocate(totalBytes(), "fieldsync::commStaging"));
-        hostCapacity_ = totalBytes();
-    }
+    return reinterpret_cast<char*>(hostStorage_.reserve(totalBytes()));
 }
 
 void CommBufferCore::stageToHost()
 {
-    ensureStaging();
-    space_->toHost(hostStorage_, storage_, totalBytes());
+    space_->toHost(hostStaging(), storage_, totalBytes());
 }
 
 void CommBufferCore::stageFromHost()
@@ -434,13 +421,14 @@ void CommBufferCore::stageFromHost()
         gapBegin = byteOffsetOf(static_cast<std::size_t>(selfSlot_));
         gapEnd = gapBegin + bytesOf(static_cast<std::size_t>(selfSlot_));
     }
+    const char* host { reinterpret_cast<const char*>(hostStorage_.data()) };
     if (gapBegin > 0)
     {
-        space_->fromHost(storage_, hostStorage_, gapBegin);
+        space_->fromHost(storage_, host, gapBegin);
     }
     if (gapEnd < totalBytes())
     {
-        space_->fromHost(storage_ + gapEnd, hostStorage_ + gapEnd, totalBytes() - gapEnd);
+        space_->fromHost(storage_ + gapEnd, host + gapEnd, totalBytes() - gapEnd);
     }
 }
 

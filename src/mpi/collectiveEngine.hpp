@@ -280,9 +280,9 @@ public:
         {
             return buffer.data;
         }
-        state_.hostSend.resize(values * call_.type.bytes);
-        buffer.access->toHost(state_.hostSend.data(), values);
-        return state_.hostSend.data();
+        std::byte* host { state_.hostSend.reserve(values * call_.type.bytes) };
+        buffer.access->toHost(host, values);
+        return host;
     }
 
     /**
@@ -296,14 +296,14 @@ public:
         {
             return buffer.data;
         }
-        state_.hostRecv.resize(std::max(in, out) * call_.type.bytes);
+        std::byte* host { state_.hostRecv.reserve(std::max(in, out) * call_.type.bytes) };
         if (in > 0)
         {
-            buffer.access->toHost(state_.hostRecv.data(), in);
+            buffer.access->toHost(host, in);
         }
         state_.copyBack = buffer.access;
         state_.outCount = out;
-        return state_.hostRecv.data();
+        return host;
     }
 
     /** Checks and prepares a send of @p sendValues values and a receive of @p recvValues. */

@@ -47,6 +47,7 @@ void retireRequestState(std::unique_ptr<RequestState> state) noexcept
     state->where = {};
     state->outCount = 0;
     state->scheduled = false;
+    state->live.reset(); // a spare is no live object: the next Request registers it again
     state->sendCounts.clear();
     state->sendDispls.clear();
     state->recvCounts.clear();

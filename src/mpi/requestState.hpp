@@ -5,6 +5,7 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
+#include "fieldsync/mpi/stagingBytes.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -27,8 +28,8 @@ struct RequestState
     MPI_Request request { MPI_REQUEST_NULL };     /**< the MPI request (null once complete) */
     const char* name { "" };                      /**< public name of the operation */
     std::source_location where {};                /**< the user's call site */
-    std::vector<std::byte> hostSend;              /**< staging buffer for the send side */
-    std::vector<std::byte> hostRecv;              /**< staging buffer for the receive side */
+    StagingBytes hostSend;                        /**< staging buffer for the send side */
+    StagingBytes hostRecv;                        /**< staging buffer for the receive side */
     std::vector<int> sendCounts;                  /**< MPI counts (elements of the datatype) */
     std::vector<int> sendDispls;                  /**< MPI displacements */
     std::vector<int> recvCounts;                  /**< MPI counts */
@@ -50,8 +51,8 @@ struct RequestState
         }
         copyBack.reset();
         scheduled = false;
-        hostSend = {};
-        hostRecv = {};
+        hostSend.release();
+        hostRecv.release();
         keepSend.reset();
         keepRecv.reset();
     }

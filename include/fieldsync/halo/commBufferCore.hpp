@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/stagingBytes.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -321,8 +322,8 @@ protected:
     /** @brief Gathers messages_ from the slots (in place or at @p base) and records the layout. */
     void gatherMessages(char* base, const std::source_location& where);
 
-    /** @brief Grows the host staging copy to the claim's bytes. */
-    void ensureStaging();
+    /** @brief The host staging copy, at least the claim's bytes (pinned in CUDA builds). */
+    [[nodiscard]] char* hostStaging();
 
     /** @brief Copies the bytes to the host staging copy (sends). */
     void stageToHost();
@@ -355,8 +356,7 @@ protected:
     const mpi::SpaceOps* space_;                 /**< memory space of the bytes */
     char* storage_ { nullptr };                  /**< the bytes (in space_) */
     std::size_t capacity_ { 0 };                 /**< bytes allocated at storage_ */
-    char* hostStorage_ { nullptr };              /**< host staging copy */
-    std::size_t hostCapacity_ { 0 };             /**< bytes allocated at hostStorage_ */
+    mpi::StagingBytes hostStorage_;              /**< host staging copy (pinned in CUDA builds) */
     bool staging_ { false };                     /**< messages go through hostStorage_ */
     bool isSend_ { false };                      /**< direction of the last post */
     std::unique_ptr<Transport> transport_;       /**< the messages (point-to-point) */

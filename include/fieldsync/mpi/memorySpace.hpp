@@ -121,6 +121,36 @@ protected:
 template<typename MemorySpace>
 const SpaceOps& spaceOps();
 
+/**
+ * @brief The host memory that staging copies live in (the halo buffers' staging copies and the
+ * staged collectives). Pinned (page-locked, Kokkos::CudaHostPinnedSpace) lets the GPU copy by
+ * DMA, at full PCIe/NVLink speed and without a bounce through a driver buffer; Pageable is
+ * ordinary host memory (Kokkos::HostSpace). In a build without CUDA both are ordinary host
+ * memory, since nothing can pin it.
+ */
+enum class StagingMemory
+{
+    Pinned,  /**< page-locked host memory (the default) */
+    Pageable /**< ordinary host memory */
+};
+
+/**
+ * @brief Where staging copies live now: setStagingMemory's last choice, else
+ * FIELDSYNC_STAGING_MEMORY=pinned|pageable, else Pinned.
+ * @throws Error naming the variable and its value when it is set to anything else.
+ */
+[[nodiscard]] StagingMemory stagingMemory();
+
+/**
+ * @brief Chooses where staging copies live from now on, process-wide (benchmarks compare the
+ * two). Buffers allocated before keep their memory until they next grow; staged operations that
+ * start afterwards use the new choice.
+ */
+void setStagingMemory(StagingMemory memory) noexcept;
+
+/** @brief The SpaceOps of the memory stagingMemory() names (pinned or pageable host memory). */
+[[nodiscard]] const SpaceOps& stagingSpaceOps();
+
 namespace detail
 {
 /** @brief memcpy that accepts empty ranges, whose pointers may be null (an empty staging
@@ -192,7 +222,9 @@ private:
     static Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
     bytesIn(const void* data, std::size_t bytes)
     {
-        return { static_cast<char*>(const_cast<void*>(data)), bytes };
+        return Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            static_cast<char*>(const_cast<void*>(data)), bytes
+        );
     }
 };
 } // namespace detail

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Builds everything the GPU machine runs, here (nvcc compiles without a GPU), into .gpu/ (ignored
+# by git), and packs it into .gpu/carry.tar.xz for the device tool's `carry`:
+#   1. Kokkos 4.6.01 with CUDA for Hopper (sm_90) and Serial, patched for CUDA 13
+#      (tools/gpu/kokkos-4.6.01-cuda13.patch), installed in .gpu/kokkos;
+#   2. fieldsync against it (.gpu/build, MPICH): the tests that run per memory space, the heat
+#      solver, gpu_bench;
+#   3. the host (CPU) programs of the scaling runs, from the `mpich` preset (build/mpich);
+#   4. an MPI runtime: Debian's MPICH packages unpacked with dpkg -x (the GPU machine has none);
+#   5. a CPU reference of the heat solver's final field, to compare the GPU runs with bitwise.
+# Then tools/gpu/device-run.sh runs it all on the GPU machine (doc/gpu.md).
+#
+#   tools/gpu/build.sh                 # everything (about 40 min on 2 cores from cold)
+#   KOKKOS_SRC=/path/to/kokkos.git tools/gpu/build.sh   # a local Kokkos clone instead of GitHub
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+gpu=$root/.gpu
+kokkos_version=4.6.01
+jobs=${JOBS:-$(nproc)}
+export PATH=/usr/local/cuda/bin:$PATH
+export NVCC_WRAPPER_DEFAULT_ARCH=sm_90 # nvcc 13 has no sm_70, nvcc_wrapper's default
+mkdir -p "$gpu"
+
+# the CUDA build's programs, and the host programs of the CPU scaling runs
+cuda_targets=(test_collectives test_halo_communicator test_heat test_mpi_memory_spaces
+    test_halo_memory_spaces fieldsync-heat gpu_bench)
+host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench)
+
+# --- 1. Kokkos ---------------------------------------------------------------------------------
+if [[ ! -f $gpu/kokkos/lib/cmake/Kokkos/KokkosConfig.cmake ]]; then
+    if [[ ! -d $gpu/kokkos-src ]]; then
+        if [[ -n ${KOKKOS_SRC:-} ]]; then
+            git -C "$KOKKOS_SRC" archive --format=tar --prefix=kokkos-src/ "$kokkos_version" |
+                tar -x -C "$gpu"
+        else
+            git clone --quiet --depth 1 --branch "$kokkos_version" \
+                https://github.com/kokkos/kokkos.git "$gpu/kokkos-src"
+        fi
+        patch -d "$gpu/kokkos-src" -p1 <"$root/tools/gpu/kokkos-$kokkos_version-cuda13.patch"
+    fi
+    cmake -S "$gpu/kokkos-src" -B "$gpu/kokkos-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_CXX_COMPILER="$gpu/kokkos-src/bin/nvcc_wrapper" -DCMAKE_CXX_STANDARD=20 \
+        -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ARCH_HOPPER90=ON \
+        -DKokkos_ENABLE_CUDA_LAMBDA=ON -DBUILD_SHARED_LIBS=ON -DKokkos_ENABLE_TESTS=OFF \
+        -DCMAKE_INSTALL_PREFIX="$gpu/kokkos" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+    cmake --build "$gpu/kokkos-build" --target install -j "$jobs"
+fi
+
+# --- 2. fieldsync with CUDA ----------------------------------------------------------------------
+if [[ ! -f $gpu/build/build.ninja ]]; then
+    cmake -S "$root" -B "$gpu/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DKokkos_ROOT="$gpu/kokkos" -DCMAKE_CXX_COMPILER="$gpu/kokkos/bin/nvcc_wrapper" \
+        -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
+        -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DFIELDSYNC_WITH_PTSCOTCH=OFF
+fi
+cmake --build "$gpu/build" -j "$jobs" --target "${cuda_targets[@]}"
+
+# --- 3. host programs (MPICH, the runtime carried) ------------------------------------------------
+(cd "$root" && cmake --preset mpich >/dev/null && cmake --build build/mpich -j "$jobs" \
+    --target "${host_targets[@]}")
+
+# --- 4. MPICH runtime from Debian's packages -------------------------------------------------------
+stage=$gpu/stage
+rm -rf "$stage"
+mkdir -p "$stage/cuda" "$stage/host" "$stage/lib" "$stage/mpi" "$gpu/debs"
+(cd "$gpu/debs" && apt-get download mpich libmpich12 libhwloc15 libucx0 libnuma1 2>/dev/null)
+for deb in "$gpu"/debs/*.deb; do
+    dpkg -x "$deb" "$stage/mpi"
+done
+
+# --- 5. programs and the libraries they need that the GPU machine may lack -------------------------
+find_target() { find "$1" -type f -name "$2" -perm -u+x | head -n 1; }
+for t in "${cuda_targets[@]}"; do
+    cp "$(find_target "$gpu/build" "$t")" "$stage/cuda/"
+done
+for t in "${host_targets[@]}"; do
+    cp "$(find_target "$root/build/mpich" "$t")" "$stage/host/"
+done
+# everything ldd names except the C library, the C++ runtime (newer there) and the driver;
+# the MPI libraries come from the unpacked packages
+for exe in "$stage"/cuda/* "$stage"/host/*; do
+    ldd "$exe" | awk '/=> \// {print $3}'
+done | sort -u | while read -r lib; do
+    case $(basename "$lib") in
+    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libgcc_s.so* | \
+        libstdc++.so* | libcuda.so* | libmpich*.so* | libhwloc.so* | libuc[mpst]*.so* | \
+        libnuma.so* | libudev.so*) ;;
+    *) cp -L "$lib" "$stage/lib/" ;;
+    esac
+done
+cp "$root/tools/gpu/device-run.sh" "$stage/"
+
+# --- 6. the CPU reference of the heat solver (2 ranks here, bitwise equal to serial) --------------
+mpiexec.mpich -n 2 "$root/build/mpich/examples/heat/fieldsync-heat" --steps 1000 \
+    --save "$stage/heat-reference.bin" >"$gpu/heat-reference.log"
+tail -n 2 "$gpu/heat-reference.log"
+
+tar -C "$stage" -cJf "$gpu/carry.tar.xz" .
+echo "packed $(du -h "$gpu/carry.tar.xz" | cut -f1) into .gpu/carry.tar.xz"

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs fieldsync on the GPU machine from what tools/gpu/build.sh packed (.gpu/carry.tar.xz):
+# the GPU machine has CUDA's driver and run time but no MPI and no network, so everything else
+# travels in the archive. Run from the repository root there, one or more phases:
+#
+#   tools/gpu/device-run.sh check tests heat bench     # the GPU runs (doc/gpu.md)
+#   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
+#
+# Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
+# device tool's folder that comes back, at most 8 files) with summary.txt; the last lines printed
+# are the summary.
+set -uo pipefail
+
+root=$(pwd)
+out=/tmp/fieldsync-out
+s=/tmp/fieldsync-carry
+mkdir -p "$out" "$s"
+[[ -x $s/cuda/fieldsync-heat ]] || tar -C "$s" -xJf "$root/.gpu/carry.tar.xz"
+
+mpilib=$s/mpi/usr/lib/x86_64-linux-gnu
+export PATH=$s/mpi/usr/bin:$PATH
+export LD_LIBRARY_PATH=$s/lib:$mpilib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export UCX_MODULE_DIR=$mpilib/ucx
+export HYDRA_LAUNCHER=fork
+export FIELDSYNC_WAIT_TIMEOUT=${FIELDSYNC_WAIT_TIMEOUT:-60}
+summary=$out/summary.txt
+: >"$summary"
+
+# run NAME TIMEOUT NP PROGRAM ARGS...: under mpiexec, its output appended to $out/NAME.log;
+# one PASS/FAIL line in the summary.
+run() {
+    local name=$1 limit=$2 np=$3
+    shift 3
+    local log=$out/$name.log
+    echo "=== np=$np $* (env: ${RUN_ENV:-none})" >>"$log"
+    local start=$SECONDS
+    env ${RUN_ENV:-} timeout "$limit" mpiexec.hydra -launcher fork -n "$np" ${BIND:-} "$@" \
+        >>"$log" 2>&1
+    local rc=$?
+    local verdict=PASS
+    ((rc == 0)) || verdict="FAIL(rc=$rc)"
+    printf '%-9s %-44s np=%-2s %4ss %s\n' "$verdict" "$(basename "$1") ${*:2:3}" "$np" \
+        $((SECONDS - start)) "${RUN_ENV:-}" | tee -a "$summary"
+}
+
+phase_check() {
+    {
+        nvidia-smi -L
+        nproc
+        mpiexec.hydra -launcher fork -n 2 hostname
+    } >"$out/check.log" 2>&1
+    cat "$out/check.log"
+}
+
+# The tests per memory space and the host-view tests, on 1, 2 and 4 ranks sharing the GPU; the
+# forced-staging run; the direct path (FIELDSYNC_GPU_AWARE_MPI=1) on UVM views.
+phase_tests() {
+    for np in 1 2 4; do
+        for t in test_mpi_memory_spaces test_halo_memory_spaces test_collectives \
+            test_halo_communicator; do
+            run tests 300 "$np" "$s/cuda/$t"
+        done
+    done
+    RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
+    RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces"
+    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces" "[uvm]"
+    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces" "[uvm]"
+    RUN_ENV="FIELDSYNC_STAGING_MEMORY=pageable" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
+    for np in 1 2; do
+        run tests 300 "$np" "$s/cuda/test_heat"
+    done
+}
+
+# The heat solver on the GPU against the CPU run's final field (bitwise) and against its own
+# serial run; the share of exchanges hidden behind the interior update.
+phase_heat() {
+    for np in 1 2 4; do
+        run heat 300 "$np" "$s/cuda/fieldsync-heat" --steps 1000 \
+            --compare "$s/heat-reference.bin" --stats "$out/heat-stats-np$np.json"
+    done
+    grep -h -E "verification|hidden\)|^overall" "$out/heat.log" | tee -a "$summary"
+}
+
+phase_bench() {
+    run gpu_bench 280 1 "$s/cuda/gpu_bench" --json "$out/gpu_bench-np1.json"
+    run gpu_bench 280 2 "$s/cuda/gpu_bench" --json "$out/gpu_bench-np2.json"
+}
+
+# CPU scaling on the machine's cores (host build, Kokkos Serial): the heat solver at fixed global
+# size (hex 64^3) and fixed local size (32^3 cells per rank), 1..16 ranks bound to cores, and
+# the peak memory per rank; halo_bench and the collective algorithms on 16 ranks.
+phase_cpu() {
+    export BIND="-bind-to core"
+    for np in 1 2 4 8 16; do
+        run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --steps 200 \
+            --partitioner slab --no-verify
+    done
+    for np in 1 2 4 8 16; do
+        run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 32 --ny 32 \
+            --nz $((32 * np)) --steps 200 --partitioner slab --no-verify
+    done
+    for np in 2 4 8 16; do
+        run cpu 300 "$np" "$s/host/halo_bench" --quick --json "$out/halo_bench-np$np.json"
+    done
+    run cpu 300 16 "$s/host/algorithms_bench" --json "$out/algorithms_bench-np16.json"
+    run cpu 300 16 "$s/host/hierarchy_bench" --group 4 --json "$out/hierarchy_bench-np16.json"
+    unset BIND
+    grep -h -E "^fieldsync-heat|^overall|peak resident" "$out/cpu.log" >"$out/cpu-heat.txt"
+}
+
+for phase in "$@"; do
+    "phase_$phase"
+done
+if [[ -n ${OUT:-} ]]; then
+    tar -C "$out" -czf "$OUT/results.tar.gz" .
+    cp "$summary" "$OUT/"
+fi
+echo "--- summary"
+cat "$summary"

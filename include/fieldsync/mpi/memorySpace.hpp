@@ -192,7 +192,9 @@ private:
     static Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
     bytesIn(const void* data, std::size_t bytes)
     {
-        return { static_cast<char*>(const_cast<void*>(data)), bytes };
+        return Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            static_cast<char*>(const_cast<void*>(data)), bytes
+        );
     }
 };
 } // namespace detail

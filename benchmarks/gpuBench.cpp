@@ -310,13 +310,9 @@ Split stagedExchange(
     return { parts[0], parts[1], parts[2] };
 }
 
-#ifdef FIELDSYNC_HAVE_STAGING_MEMORY
 constexpr int libraryColumns { 2 };
 constexpr std::array<fm::StagingMemory, 2> stagingMemories { fm::StagingMemory::Pinned,
                                                              fm::StagingMemory::Pageable };
-#else
-constexpr int libraryColumns { 0 };    // the staging-memory switch is not in this build
-#endif
 
 // the Communicator's exchange of `bytes` per rank with the partner (itself without one): sends
 // the first half of a device field, receives into the second half, always staged (as without
@@ -325,10 +321,6 @@ std::array<double, 2>
 libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings& s)
 {
     std::array<double, 2> result { notMeasured, notMeasured };
-    if (libraryColumns == 0)
-    {
-        return result;
-    }
     const auto cells = static_cast<LocalIndex>(bytes / sizeof(double));
     const fm::MPIEnvironment world;
     const int peer = partner >= 0 ? partner : s.me;
@@ -358,9 +350,7 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
         s.rounds,
         [&](int m)
         {
-#ifdef FIELDSYNC_HAVE_STAGING_MEMORY
             fm::setStagingMemory(stagingMemories[static_cast<std::size_t>(m)]);
-#endif
             auto& comm = comms[static_cast<std::size_t>(m)];
             t[static_cast<std::size_t>(m)].push_back(timeBatch(
                 iterations,

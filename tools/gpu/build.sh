@@ -11,6 +11,7 @@
 # Then tools/gpu/device-run.sh runs it all on the GPU machine (doc/gpu.md).
 #
 #   tools/gpu/build.sh                 # everything (about 40 min on 2 cores from cold)
+#   tools/gpu/build.sh pack            # one step: kokkos, cuda, host or pack
 #   KOKKOS_SRC=/path/to/kokkos.git tools/gpu/build.sh   # a local Kokkos clone instead of GitHub
 set -euo pipefail
 
@@ -28,6 +29,7 @@ cuda_targets=(test_collectives test_halo_communicator test_heat test_mpi_memory_
 host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench)
 
 # --- 1. Kokkos ---------------------------------------------------------------------------------
+step_kokkos() {
 if [[ ! -f $gpu/kokkos/lib/cmake/Kokkos/KokkosConfig.cmake ]]; then
     if [[ ! -d $gpu/kokkos-src ]]; then
         if [[ -n ${KOKKOS_SRC:-} ]]; then
@@ -46,8 +48,10 @@ if [[ ! -f $gpu/kokkos/lib/cmake/Kokkos/KokkosConfig.cmake ]]; then
         -DCMAKE_INSTALL_PREFIX="$gpu/kokkos" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
     cmake --build "$gpu/kokkos-build" --target install -j "$jobs"
 fi
+}
 
 # --- 2. fieldsync with CUDA ----------------------------------------------------------------------
+step_cuda() {
 if [[ ! -f $gpu/build/build.ninja ]]; then
     cmake -S "$root" -B "$gpu/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DKokkos_ROOT="$gpu/kokkos" -DCMAKE_CXX_COMPILER="$gpu/kokkos/bin/nvcc_wrapper" \
@@ -55,12 +59,16 @@ if [[ ! -f $gpu/build/build.ninja ]]; then
         -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich -DFIELDSYNC_WITH_PTSCOTCH=OFF
 fi
 cmake --build "$gpu/build" -j "$jobs" --target "${cuda_targets[@]}"
+}
 
 # --- 3. host programs (MPICH, the runtime carried) ------------------------------------------------
+step_host() {
 (cd "$root" && cmake --preset mpich >/dev/null && cmake --build build/mpich -j "$jobs" \
     --target "${host_targets[@]}")
+}
 
 # --- 4. MPICH runtime from Debian's packages -------------------------------------------------------
+step_pack() {
 stage=$gpu/stage
 rm -rf "$stage"
 mkdir -p "$stage/cuda" "$stage/host" "$stage/lib" "$stage/mpi" "$gpu/debs"
@@ -72,7 +80,12 @@ done
 # --- 5. programs and the libraries they need that the GPU machine may lack -------------------------
 find_target() { find "$1" -type f -name "$2" -perm -u+x | head -n 1; }
 for t in "${cuda_targets[@]}"; do
-    cp "$(find_target "$gpu/build" "$t")" "$stage/cuda/"
+    exe=$(find_target "$gpu/build" "$t")
+    if [[ -z $exe ]]; then
+        echo "build.sh: $t is not built, not packed" >&2
+        continue
+    fi
+    cp "$exe" "$stage/cuda/"
 done
 for t in "${host_targets[@]}"; do
     cp "$(find_target "$root/build/mpich" "$t")" "$stage/host/"
@@ -89,7 +102,6 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$stage/lib/" ;;
     esac
 done
-cp "$root/tools/gpu/device-run.sh" "$stage/"
 
 # --- 6. the CPU reference of the heat solver (2 ranks here, bitwise equal to serial) --------------
 mpiexec.mpich -n 2 "$root/build/mpich/examples/heat/fieldsync-heat" --steps 1000 \
@@ -98,3 +110,10 @@ tail -n 2 "$gpu/heat-reference.log"
 
 tar -C "$stage" -cJf "$gpu/carry.tar.xz" .
 echo "packed $(du -h "$gpu/carry.tar.xz" | cut -f1) into .gpu/carry.tar.xz"
+}
+
+steps=("$@")
+((${#steps[@]})) || steps=(kokkos cuda host pack)
+for step in "${steps[@]}"; do
+    "step_$step"
+done

@@ -87,15 +87,15 @@ phase_bench() {
 }
 
 # CPU scaling on the machine's cores (host build, Kokkos Serial): the heat solver at fixed global
-# size (hex 64^3) and fixed local size (32^3 cells per rank), 1..16 ranks bound to cores, and
-# the peak memory per rank; halo_bench and the collective algorithms on 16 ranks.
+# size (hex 64^3) and fixed local size (32^3 cells per rank), 1..16 ranks bound to cores (and 32,
+# oversubscribed), and the peak memory per rank; halo_bench and the collective algorithms on 16 ranks.
 phase_cpu() {
     export BIND="-bind-to core"
     for np in 1 2 4 8 16; do
         run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --steps 200 \
             --partitioner slab --no-verify
     done
-    for np in 1 2 4 8 16; do
+    for np in 1 2 4 8 16 32; do # 32: oversubscribed, for the memory per rank
         run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 32 --ny 32 \
             --nz $((32 * np)) --steps 200 --partitioner slab --no-verify
     done

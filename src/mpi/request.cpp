@@ -42,6 +42,7 @@ void retireRequestState(std::unique_ptr<RequestState> state) noexcept
     {
         return; // one spare is enough: this one is freed
     }
+    state->live.reset(); // a spare is no Request: it outlives MPIInit (thread_local) unreported
     state->request = MPI_REQUEST_NULL;
     state->name = "";
     state->where = {};

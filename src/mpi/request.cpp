@@ -42,12 +42,12 @@ void retireRequestState(std::unique_ptr<RequestState> state) noexcept
     {
         return; // one spare is enough: this one is freed
     }
+    state->live.reset(); // a spare is no Request: it outlives MPIInit (thread_local) unreported
     state->request = MPI_REQUEST_NULL;
     state->name = "";
     state->where = {};
     state->outCount = 0;
     state->scheduled = false;
-    state->live.reset(); // a spare is no live object: the next Request registers it again
     state->sendCounts.clear();
     state->sendDispls.clear();
     state->recvCounts.clear();

@@ -72,7 +72,8 @@ step_pack() {
 stage=$gpu/stage
 rm -rf "$stage"
 mkdir -p "$stage/cuda" "$stage/host" "$stage/lib" "$stage/mpi" "$gpu/debs"
-(cd "$gpu/debs" && apt-get download mpich libmpich12 libhwloc15 libucx0 libnuma1 2>/dev/null)
+(cd "$gpu/debs" && apt-get download mpich libmpich12 libhwloc15 libucx0 libnuma1 libslurm38 \
+    2>/dev/null)
 for deb in "$gpu"/debs/*.deb; do
     dpkg -x "$deb" "$stage/mpi"
 done
@@ -90,16 +91,17 @@ done
 for t in "${host_targets[@]}"; do
     cp "$(find_target "$root/build/mpich" "$t")" "$stage/host/"
 done
-# everything ldd names except the C library, the C++ runtime (newer there) and the driver;
-# the MPI libraries come from the unpacked packages
-for exe in "$stage"/cuda/* "$stage"/host/*; do
-    ldd "$exe" | awk '/=> \// {print $3}'
+# everything ldd names (for our programs and the unpacked MPI's) except the C library, the C++
+# runtime (newer there), the driver, and what the unpacked packages hold
+for exe in "$stage"/cuda/* "$stage"/host/* "$stage"/mpi/usr/bin/* \
+    "$stage"/mpi/usr/lib/x86_64-linux-gnu/*.so*; do
+    ldd "$exe" 2>/dev/null | awk '/=> \// {print $3}' || true # scripts are no ELF
 done | sort -u | while read -r lib; do
-    case $(basename "$lib") in
-    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libgcc_s.so* | \
-        libstdc++.so* | libcuda.so* | libmpich*.so* | libhwloc.so* | libuc[mpst]*.so* | \
-        libnuma.so* | libudev.so*) ;;
-    *) cp -L "$lib" "$stage/lib/" ;;
+    name=$(basename "$lib")
+    case $name in
+    libc.so* | libm.so* | libdl.so* | libpthread.so* | librt.so* | libresolv.so* | \
+        libgcc_s.so* | libstdc++.so* | libcuda.so*) ;;
+    *) [[ -e $stage/mpi/usr/lib/x86_64-linux-gnu/$name ]] || cp -L "$lib" "$stage/lib/" ;;
     esac
 done
 

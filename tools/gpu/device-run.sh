@@ -92,18 +92,18 @@ phase_bench() {
 phase_cpu() {
     export BIND="-bind-to core"
     for np in 1 2 4 8 16; do
-        run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --steps 200 \
+        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --steps 200 \
             --partitioner slab --no-verify
     done
     for np in 1 2 4 8 16 32; do # 32: oversubscribed, for the memory per rank
-        run cpu 300 "$np" "$s/host/fieldsync-heat" --shape hex --nx 32 --ny 32 \
+        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 32 --ny 32 \
             --nz $((32 * np)) --steps 200 --partitioner slab --no-verify
     done
     for np in 2 4 8 16; do
-        run cpu 300 "$np" "$s/host/halo_bench" --quick --json "$out/halo_bench-np$np.json"
+        run cpu 150 "$np" "$s/host/halo_bench" --quick --json "$out/halo_bench-np$np.json"
     done
-    run cpu 300 16 "$s/host/algorithms_bench" --json "$out/algorithms_bench-np16.json"
-    run cpu 300 16 "$s/host/hierarchy_bench" --group 4 --json "$out/hierarchy_bench-np16.json"
+    run cpu 150 16 "$s/host/algorithms_bench" --reps 11 --json "$out/algorithms_bench-np16.json"
+    run cpu 150 16 "$s/host/hierarchy_bench" --group 4 --json "$out/hierarchy_bench-np16.json"
     unset BIND
     grep -h -E "^fieldsync-heat|^overall|peak resident" "$out/cpu.log" >"$out/cpu-heat.txt"
 }

@@ -105,6 +105,10 @@ decltype(auto) fieldViewRef(F& field, const std::source_location& where)
 template<typename F>
 using FieldViewType = std::remove_cvref_t<
     decltype(fieldViewRef(std::declval<F&>(), std::declval<const std::source_location&>()))>;
+
+/** @brief The default instance's type of @p F's execution space (where its kernels run). */
+template<typename F>
+using FieldExecution = typename FieldViewType<F>::execution_space;
 } // namespace detail
 
 /**
@@ -223,9 +227,21 @@ public:
     template<HaloField Field>
     void startComm(Field& field, const CommKey& key = CommKey {})
     {
+        startComm(detail::FieldExecution<Field>(), field, key);
+    }
+
+    /**
+     * @brief As startComm(field, key), with the pack kernels enqueued on the execution space
+     * instance @p exec (a Kokkos::Cuda made on a stream of the caller's, say). Only @p exec is
+     * fenced before MPI reads the field or its buffer: kernels on other instances run on.
+     */
+    template<typename ExecutionSpace, HaloField Field>
+    requires Kokkos::is_execution_space<ExecutionSpace>::value void
+    startComm(const ExecutionSpace& exec, Field& field, const CommKey& key = CommKey {})
+    {
         const auto& view = detail::fieldViewRef(field, key.where());
         start(
-            ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)),
+            ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
             key,
             false,
             ReverseOp::Replace
@@ -282,19 +298,47 @@ public:
     template<HaloField Field>
     void finaliseComm(Field& field, const CommKey& key)
     {
-        const auto& view = detail::fieldViewRef(field, key.where());
-        finish(
-            ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), &key, false, key.where()
-        );
+        finaliseComm(detail::FieldExecution<Field>(), field, key);
     }
 
     /** @brief As finaliseComm(field, key), finding the exchange by @p field's data pointer. */
     template<HaloField Field>
     void finaliseComm(Field& field, std::source_location where = std::source_location::current())
     {
+        finaliseComm(detail::FieldExecution<Field>(), field, where);
+    }
+
+    /**
+     * @brief As finaliseComm(field, key), with the unpack kernels on the instance @p exec, which
+     * alone is fenced before the call returns.
+     */
+    template<typename ExecutionSpace, HaloField Field>
+    requires Kokkos::is_execution_space<ExecutionSpace>::value void
+    finaliseComm(const ExecutionSpace& exec, Field& field, const CommKey& key)
+    {
+        const auto& view = detail::fieldViewRef(field, key.where());
+        finish(
+            ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
+            &key,
+            false,
+            key.where()
+        );
+    }
+
+    /** @brief As finaliseComm(exec, field, key), finding the exchange by @p field's data. */
+    template<typename ExecutionSpace, HaloField Field>
+    requires Kokkos::is_execution_space<ExecutionSpace>::value void finaliseComm(
+        const ExecutionSpace& exec,
+        Field& field,
+        std::source_location where = std::source_location::current()
+    )
+    {
         const auto& view = detail::fieldViewRef(field, where);
         finish(
-            ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), nullptr, false, where
+            ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
+            nullptr,
+            false,
+            where
         );
     }
 

@@ -151,20 +151,30 @@ private:
     std::vector<V> views_; /**< the held views */
 };
 
-/** @brief The Fields of views of type @p V (rank 1 or 2); holds the caller's views by reference. */
-template<typename V>
+/**
+ * @brief The Fields of views of type @p V (rank 1 or 2); holds the caller's views by reference.
+ * Pack and unpack kernels are enqueued on the instance @p Exec given (the default instance of
+ * the view's execution space unless given), and fence() waits for that instance alone.
+ */
+template<typename V, typename Exec = typename V::execution_space>
 class ViewFields final : public Fields
 {
 public:
     using T = typename V::non_const_value_type; /**< value type */
     using MemSpace = typename V::memory_space;  /**< memory space */
-    using Exec = typename V::execution_space;   /**< execution space of the kernels */
 
     static_assert(std::is_trivially_copyable_v<T>, "halo fields hold trivially copyable values");
     static_assert(!std::is_const_v<typename V::value_type>, "halo fields must be writable");
+    static_assert(
+        Kokkos::SpaceAccessibility<Exec, MemSpace>::accessible,
+        "the execution space given to the Communicator cannot access the field's memory space"
+    );
 
-    /** @brief The fields @p views (which must outlive this object). */
-    explicit ViewFields(std::span<const V> views) noexcept : views_(views) {}
+    /** @brief The fields @p views (which must outlive this object), with kernels on @p exec. */
+    explicit ViewFields(std::span<const V> views, const Exec& exec = Exec()) noexcept
+        : views_(views), exec_(exec)
+    {
+    }
 
     std::size_t count() const noexcept override { return views_.size(); }
 
@@ -206,7 +216,8 @@ public:
             end,
             stride,
             offset,
-            runStart
+            runStart,
+            exec_
         );
     }
 
@@ -229,7 +240,8 @@ public:
             end,
             stride,
             offset,
-            op
+            op,
+            exec_
         );
     }
 
@@ -237,7 +249,7 @@ public:
     {
         if constexpr (!mpi::synchronousHost<Exec>)
         {
-            Exec().fence();
+            exec_.fence();
         }
     }
 
@@ -268,6 +280,7 @@ private:
     }
 
     std::span<const V> views_; /**< the caller's views */
+    Exec exec_;                /**< the instance the kernels run on and fence() waits for */
 };
 
 } // namespace fieldsync::halo

@@ -72,8 +72,11 @@ KOKKOS_INLINE_FUNCTION decltype(auto) cellAt(const V& field, const I cell, const
     }
 }
 
-/** @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c). */
-template<typename V, typename B, typename I>
+/**
+ * @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c), enqueued on
+ * @p exec (the default instance of the field's execution space unless given).
+ */
+template<typename V, typename B, typename I, typename Exec = typename V::execution_space>
 void pack(
     const V& field,
     const B& buffer,
@@ -81,15 +84,15 @@ void pack(
     std::size_t begin,
     std::size_t end,
     std::size_t stride,
-    std::size_t offset
+    std::size_t offset,
+    const Exec& exec = Exec()
 )
 {
-    using Exec = typename V::execution_space;
     const std::size_t comps = componentsOf(field);
     Kokkos::parallel_for(
         packLabel(),
         Kokkos::RangePolicy<Exec>(
-            Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
+            exec, static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
         ),
         KOKKOS_LAMBDA(const std::int64_t i) {
             const auto cell = idx(i);
@@ -107,10 +110,10 @@ void pack(
 /**
  * @brief Packs neighbour cells idx(begin..end): a plain copy when they are one run starting at
  * @p runStart in a rank-1 field and the buffer holds only this field (std::memcpy when the
- * field's execution space is a synchronous host space, else Kokkos::deep_copy in that space),
+ * execution space @p exec is a synchronous host space, else Kokkos::deep_copy on @p exec),
  * else the indexed kernel.
  */
-template<typename V, typename B, typename I>
+template<typename V, typename B, typename I, typename Exec = typename V::execution_space>
 void packNeighbour(
     const V& field,
     const B& buffer,
@@ -119,14 +122,14 @@ void packNeighbour(
     std::size_t end,
     std::size_t stride,
     std::size_t offset,
-    LocalIndex runStart
+    LocalIndex runStart,
+    const Exec& exec = Exec()
 )
 {
     if constexpr (viewRank<V> == 1)
     {
         if (runStart >= 0 && stride == 1 && field.stride(0) == 1)
         {
-            using Exec = typename V::execution_space;
             using T = typename V::non_const_value_type;
             const auto first = static_cast<std::size_t>(runStart);
             if constexpr (mpi::synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
@@ -137,7 +140,7 @@ void packNeighbour(
             else
             {
                 Kokkos::deep_copy(
-                    Exec(),
+                    exec,
                     Kokkos::subview(buffer, std::pair<std::size_t, std::size_t> { begin, end }),
                     Kokkos::subview(
                         field, std::pair<std::size_t, std::size_t> { first, first + (end - begin) }
@@ -147,11 +150,11 @@ void packNeighbour(
             return;
         }
     }
-    pack(field, buffer, idx, begin, end, stride, offset);
+    pack(field, buffer, idx, begin, end, stride, offset, exec);
 }
 
-/** @brief Combines buffer values into field cells idx(begin..end) with @p op. */
-template<typename V, typename B, typename I>
+/** @brief Combines buffer values into field cells idx(begin..end) with @p op, on @p exec. */
+template<typename V, typename B, typename I, typename Exec = typename V::execution_space>
 void unpack(
     const V& field,
     const B& buffer,
@@ -160,16 +163,16 @@ void unpack(
     std::size_t end,
     std::size_t stride,
     std::size_t offset,
-    ReverseOp op
+    ReverseOp op,
+    const Exec& exec = Exec()
 )
 {
-    using Exec = typename V::execution_space;
     using T = typename V::non_const_value_type;
     const std::size_t comps = componentsOf(field);
     Kokkos::parallel_for(
         unpackLabel(),
         Kokkos::RangePolicy<Exec>(
-            Exec(), static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
+            exec, static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)
         ),
         KOKKOS_LAMBDA(const std::int64_t i) {
             const auto cell = idx(i);

@@ -219,12 +219,14 @@ public:
 
 private:
     template<typename S>
-    static Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
-    bytesIn(const void* data, std::size_t bytes)
+    using Bytes = Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+    /** @brief An unmanaged view of @p bytes bytes at @p data (named: the pointer constructor
+     * is explicit in Kokkos 4, so `return { data, bytes }` does not compile there). */
+    template<typename S>
+    static Bytes<S> bytesIn(const void* data, std::size_t bytes)
     {
-        return Kokkos::View<char*, S, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            static_cast<char*>(const_cast<void*>(data)), bytes
-        );
+        return Bytes<S>(static_cast<char*>(const_cast<void*>(data)), bytes);
     }
 };
 } // namespace detail

@@ -73,6 +73,41 @@ KOKKOS_INLINE_FUNCTION decltype(auto) cellAt(const V& field, const I cell, const
 }
 
 /**
+ * @brief Whether kernels on @p Exec take one thread per (cell, component) instead of one per
+ * cell with a loop over the components: on a GPU (an execution space whose memory the host cannot
+ * read), so that neighbouring threads read and write neighbouring components (coalesced); on the
+ * host the loop per cell reads each cell's components from one cache line.
+ */
+template<typename Exec>
+inline constexpr bool threadPerComponent =
+    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+
+/** @brief Combines @p value into @p target with @p op (unpack's one step). */
+template<typename T>
+KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp op)
+{
+    if (op == ReverseOp::Replace)
+    {
+        target = value;
+    }
+    else if constexpr (std::is_arithmetic_v<T>)
+    {
+        if (op == ReverseOp::Sum)
+        {
+            target += value;
+        }
+        else if (op == ReverseOp::Max)
+        {
+            target = target < value ? value : target;
+        }
+        else
+        {
+            target = value < target ? value : target;
+        }
+    }
+}
+
+/**
  * @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c), enqueued on
  * @p exec (the default instance of the field's execution space unless given).
  */
@@ -89,6 +124,22 @@ void pack(
 )
 {
     const std::size_t comps = componentsOf(field);
+    if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
+    {
+        const auto n = static_cast<std::int64_t>(comps);
+        Kokkos::parallel_for(
+            packLabel(),
+            Kokkos::RangePolicy<Exec>(
+                exec, static_cast<std::int64_t>(begin) * n, static_cast<std::int64_t>(end) * n
+            ),
+            KOKKOS_LAMBDA(const std::int64_t k) {
+                const std::int64_t i = k / n;
+                const auto c = static_cast<std::size_t>(k - i * n);
+                buffer(static_cast<std::size_t>(i) * stride + offset + c) = field(idx(i), c);
+            }
+        );
+        return;
+    }
     Kokkos::parallel_for(
         packLabel(),
         Kokkos::RangePolicy<Exec>(
@@ -167,8 +218,25 @@ void unpack(
     const Exec& exec = Exec()
 )
 {
-    using T = typename V::non_const_value_type;
     const std::size_t comps = componentsOf(field);
+    if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
+    {
+        const auto n = static_cast<std::int64_t>(comps);
+        Kokkos::parallel_for(
+            unpackLabel(),
+            Kokkos::RangePolicy<Exec>(
+                exec, static_cast<std::int64_t>(begin) * n, static_cast<std::int64_t>(end) * n
+            ),
+            KOKKOS_LAMBDA(const std::int64_t k) {
+                const std::int64_t i = k / n;
+                const auto c = static_cast<std::size_t>(k - i * n);
+                combine(
+                    field(idx(i), c), buffer(static_cast<std::size_t>(i) * stride + offset + c), op
+                );
+            }
+        );
+        return;
+    }
     Kokkos::parallel_for(
         unpackLabel(),
         Kokkos::RangePolicy<Exec>(
@@ -179,27 +247,7 @@ void unpack(
             const std::size_t at = static_cast<std::size_t>(i) * stride + offset;
             for (std::size_t c = 0; c < comps; ++c)
             {
-                T* target = &cellAt(field, cell, c);
-                const T value = buffer(at + c);
-                if (op == ReverseOp::Replace)
-                {
-                    *target = value;
-                }
-                else if constexpr (std::is_arithmetic_v<T>)
-                {
-                    if (op == ReverseOp::Sum)
-                    {
-                        *target += value;
-                    }
-                    else if (op == ReverseOp::Max)
-                    {
-                        *target = *target < value ? value : *target;
-                    }
-                    else
-                    {
-                        *target = value < *target ? value : *target;
-                    }
-                }
+                combine(cellAt(field, cell, c), buffer(at + c), op);
             }
         }
     );

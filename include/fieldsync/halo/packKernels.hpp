@@ -82,6 +82,33 @@ template<typename Exec>
 inline constexpr bool threadPerComponent =
     !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
 
+/**
+ * @brief Runs f(i, c) for every cell position i in [begin, end) and component c in [0, comps)
+ * on @p exec, one thread per pair, components of one cell on neighbouring threads.
+ */
+template<typename Exec, typename F>
+void forEachCellComponent(
+    const std::string& label,
+    const Exec& exec,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t comps,
+    const F& f
+)
+{
+    const auto n = static_cast<std::int64_t>(comps);
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<Exec>(
+            exec, static_cast<std::int64_t>(begin) * n, static_cast<std::int64_t>(end) * n
+        ),
+        KOKKOS_LAMBDA(const std::int64_t k) {
+            const std::int64_t i = k / n;
+            f(i, static_cast<std::size_t>(k - i * n));
+        }
+    );
+}
+
 /** @brief Combines @p value into @p target with @p op (unpack's one step). */
 template<typename T>
 KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp op)
@@ -126,15 +153,13 @@ void pack(
     const std::size_t comps = componentsOf(field);
     if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
     {
-        const auto n = static_cast<std::int64_t>(comps);
-        Kokkos::parallel_for(
+        forEachCellComponent(
             packLabel(),
-            Kokkos::RangePolicy<Exec>(
-                exec, static_cast<std::int64_t>(begin) * n, static_cast<std::int64_t>(end) * n
-            ),
-            KOKKOS_LAMBDA(const std::int64_t k) {
-                const std::int64_t i = k / n;
-                const auto c = static_cast<std::size_t>(k - i * n);
+            exec,
+            begin,
+            end,
+            comps,
+            KOKKOS_LAMBDA(const std::int64_t i, const std::size_t c) {
                 buffer(static_cast<std::size_t>(i) * stride + offset + c) = field(idx(i), c);
             }
         );
@@ -221,15 +246,13 @@ void unpack(
     const std::size_t comps = componentsOf(field);
     if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
     {
-        const auto n = static_cast<std::int64_t>(comps);
-        Kokkos::parallel_for(
+        forEachCellComponent(
             unpackLabel(),
-            Kokkos::RangePolicy<Exec>(
-                exec, static_cast<std::int64_t>(begin) * n, static_cast<std::int64_t>(end) * n
-            ),
-            KOKKOS_LAMBDA(const std::int64_t k) {
-                const std::int64_t i = k / n;
-                const auto c = static_cast<std::size_t>(k - i * n);
+            exec,
+            begin,
+            end,
+            comps,
+            KOKKOS_LAMBDA(const std::int64_t i, const std::size_t c) {
                 combine(
                     field(idx(i), c), buffer(static_cast<std::size_t>(i) * stride + offset + c), op
                 );

@@ -157,7 +157,10 @@ TEST_CASE("Rank-2 views in both layouts, vectors and spans")
     }
     SECTION("std::vector and std::span")
     {
-        auto view = makeField<View1>(setup, 1);
+        // the field's values as the test's formula wrote them, read on the host (a GPU build's
+        // View1 is in device memory)
+        const auto view =
+            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), makeField<View1>(setup, 1));
         std::vector<double> values(view.data(), view.data() + view.extent(0));
         comm.startComm(values, "vector");
         comm.finaliseComm(values, "vector");
@@ -167,7 +170,8 @@ TEST_CASE("Rank-2 views in both layouts, vectors and spans")
         );
         REQUIRE(countWrong(wrapped, setup, 1) == 0);
 
-        auto other = makeField<View1>(setup, 1);
+        const auto other =
+            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), makeField<View1>(setup, 1));
         std::vector<double> storage(other.data(), other.data() + other.extent(0));
         std::span<double> span(storage);
         comm.startComm(span);
@@ -452,7 +456,8 @@ TEST_CASE("Communicator misuse is an Error naming the key")
         using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
         comm.startComm(field, "shape");
         // the same pointer seen with two components per cell: unpacking would write past the end
-        Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace, Unmanaged> wide(
+        using Space = View1::memory_space; // device memory in a GPU build: never dereferenced here
+        Kokkos::View<double**, Kokkos::LayoutRight, Space, Unmanaged> wide(
             field.data(), field.extent(0), 2
         );
         REQUIRE_THROWS_WITH(
@@ -460,9 +465,7 @@ TEST_CASE("Communicator misuse is an Error naming the key")
             Catch::Contains("not the field that was started") && Catch::Contains("view type")
         );
         // the same pointer and type, fewer cells
-        Kokkos::View<double*, Kokkos::HostSpace, Unmanaged> shorter(
-            field.data(), field.extent(0) - 1
-        );
+        Kokkos::View<double*, Space, Unmanaged> shorter(field.data(), field.extent(0) - 1);
         REQUIRE_THROWS_WITH(
             comm.finaliseComm(shorter, "shape"), Catch::Contains("other extents or strides")
         );

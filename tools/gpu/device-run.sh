@@ -63,8 +63,8 @@ phase_tests() {
     done
     RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
     RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces"
-    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces" "[uvm]"
-    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces" "[uvm]"
+    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
+    RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces"
     RUN_ENV="FIELDSYNC_STAGING_MEMORY=pageable" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
     for np in 1 2; do
         run tests 300 "$np" "$s/cuda/test_heat"
@@ -87,17 +87,17 @@ phase_bench() {
 }
 
 # CPU scaling on the machine's cores (host build, Kokkos Serial): the heat solver at fixed global
-# size (hex 64^3) and fixed local size (32^3 cells per rank), 1..16 ranks bound to cores (and 32,
+# size (hex 128^3) and fixed local size (64^3 cells per rank), 1..16 ranks bound to cores (and 32,
 # oversubscribed), and the peak memory per rank; halo_bench and the collective algorithms on 16 ranks.
 phase_cpu() {
     export BIND="-bind-to core"
     for np in 1 2 4 8 16; do
-        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --steps 200 \
+        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 128 --steps 100 \
             --partitioner slab --no-verify
     done
     for np in 1 2 4 8 16 32; do # 32: oversubscribed, for the memory per rank
-        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 32 --ny 32 \
-            --nz $((32 * np)) --steps 200 --partitioner slab --no-verify
+        run cpu 150 "$np" "$s/host/fieldsync-heat" --shape hex --nx 64 --ny 64 \
+            --nz $((64 * np)) --steps 100 --partitioner slab --no-verify
     done
     for np in 2 4 8 16; do
         run cpu 150 "$np" "$s/host/halo_bench" --quick --json "$out/halo_bench-np$np.json"

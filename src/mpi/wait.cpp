@@ -91,7 +91,11 @@ void waitWithTimeout(
     }
     const auto start = Clock::now();
     const auto spinFor = spinDuration();
-    const auto yieldFor = std::chrono::microseconds { 1000 };
+    // Sleeping stalls MPI's progress on the messages in flight (a large message moves in
+    // pieces, each started by a test): a wait that slept from 1 ms on made a 16 MiB exchange
+    // six times slower than MPI_Waitall. So a wait yields (other processes still get the
+    // core) for a second, and only a wait that long, for a late peer, sleeps between tests.
+    const auto yieldFor = std::chrono::seconds { 1 };
     auto sleep = std::chrono::microseconds { 10 };
     double reportAt { policy.timeoutSeconds };
     bool spinning { true };

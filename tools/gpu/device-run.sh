@@ -71,6 +71,15 @@ phase_tests() {
     done
 }
 
+# Some of the tests again on 1, 2 and 4 ranks: ONLY="test_a test_b" tools/gpu/device-run.sh only
+phase_only() {
+    for np in 1 2 4; do
+        for t in ${ONLY:-}; do
+            run tests 300 "$np" "$s/cuda/$t"
+        done
+    done
+}
+
 # The heat solver on the GPU against the CPU run's final field (bitwise) and against its own
 # serial run; the share of exchanges hidden behind the interior update.
 phase_heat() {
@@ -79,6 +88,15 @@ phase_heat() {
             --compare "$s/heat-reference.bin" --stats "$out/heat-stats-np$np.json"
     done
     grep -h -E "verification|hidden\)|^overall" "$out/heat.log" | tee -a "$summary"
+}
+
+# The exchange of large messages against hand-written MPI: halo_bench on 2 and 16 ranks, and
+# the staged exchange of gpu_bench on 2 ranks (the wait's progress, doc/gpu.md)
+phase_large() {
+    for np in 2 16; do
+        BIND="-bind-to core" run large 150 "$np" "$s/host/halo_bench" --json "$out/halo_bench-large-np$np.json"
+    done
+    run large 280 2 "$s/cuda/gpu_bench" --json "$out/gpu_bench-large-np2.json"
 }
 
 phase_bench() {

@@ -37,7 +37,8 @@ struct WaitPolicy
 /**
  * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests
  * (FIELDSYNC_WAIT_SPIN_US, default 100 us, read once per process), then tests with
- * std::this_thread::yield up to 1 ms, then tests with sleeps that back off to 1 ms.
+ * std::this_thread::yield up to 1 s (a sleep would stall MPI's progress on messages in flight),
+ * then tests with sleeps that back off to 1 ms.
  *
  * After policy.timeoutSeconds it builds the report "<kind> '<name>' (call site <where>) has
  * waited N s for: <describe()>" and either logs it as a warning, repeated at 2x, 4x, ... the

@@ -8,6 +8,8 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/algorithms_bench [--json PATH]
 //           [--reps N (>= 11)]
+#include "median.hpp"
+
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 
@@ -25,6 +27,7 @@
 
 namespace
 {
+using fieldsync_bench::median;
 
 namespace fm = fieldsync::mpi;
 using A = fm::Algorithm;
@@ -75,12 +78,6 @@ struct Row
     double own;             /**< median s */
     double bound;           /**< model s */
 };
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 /** Seconds of @p call on the slowest rank. */
 double timed(const std::function<void()>& call)

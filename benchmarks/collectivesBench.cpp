@@ -16,6 +16,8 @@
 //       [--no-fused]
 //       [--profile OP --bytes N --calls N --form 0..3 (view, span, i-view, i-span)
 //        --side native|fieldsync] (one side only, for callgrind)
+#include "median.hpp"
+
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/operators.hpp"
@@ -38,6 +40,7 @@
 
 namespace
 {
+using fieldsync_bench::median;
 
 namespace fm = fieldsync::mpi;
 using HostView = Kokkos::View<double*, Kokkos::HostSpace>;
@@ -511,12 +514,6 @@ void nativeCalls(Op op, const Form& form, Buffers& b, int calls)
     {
         native(op, form.blocking, b);
     }
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 /** Seconds per call of @p batch (@p calls calls) on the slowest rank, checked after. */

@@ -14,6 +14,8 @@
 // summary, writes JSON (--json PATH).
 //
 //   mpiexec -n 2 build/cuda/benchmarks/gpu_bench [--json gpu_bench.json] [--quick]
+#include "median.hpp"
+
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/structuredBlock.hpp"
@@ -30,13 +32,13 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace
 {
+using fieldsync_bench::median;
 namespace fm = fieldsync::mpi;
 namespace fh = fieldsync::halo;
 using fieldsync::LocalIndex;
@@ -51,7 +53,6 @@ using PageableSpace = Kokkos::HostSpace;
 using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 constexpr std::size_t kiB { 1024 };
 constexpr std::size_t MiB { 1024 * kiB };
-constexpr double notMeasured { std::numeric_limits<double>::quiet_NaN() };
 
 struct Settings
 {
@@ -65,12 +66,6 @@ struct Settings
 double now()
 {
     return MPI_Wtime();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 // calls fn(column) for every column, `rounds` times, in an order that changes each round
@@ -310,17 +305,19 @@ Split stagedExchange(
     return { parts[0], parts[1], parts[2] };
 }
 
-constexpr int libraryColumns { 2 };
 constexpr std::array<fm::StagingMemory, 2> stagingMemories { fm::StagingMemory::Pinned,
                                                              fm::StagingMemory::Pageable };
 
 // the Communicator's exchange of `bytes` per rank with the partner (itself without one): sends
 // the first half of a device field, receives into the second half, always staged (as without
-// GPU-aware MPI); one Communicator per staging memory, each set before its exchanges
+// GPU-aware MPI); one Communicator per staging memory, each set before its exchanges (and the
+// choice in force before restored after, for the sections that follow)
 std::array<double, 2>
 libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings& s)
 {
-    std::array<double, 2> result { notMeasured, notMeasured };
+    constexpr int columns { static_cast<int>(stagingMemories.size()) };
+    const fm::StagingMemory before { fm::stagingMemory() };
+    std::array<double, 2> result {};
     const auto cells = static_cast<LocalIndex>(bytes / sizeof(double));
     const fm::MPIEnvironment world;
     const int peer = partner >= 0 ? partner : s.me;
@@ -336,7 +333,7 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
     send.setRank(peer, owned);
     receive.setRank(peer, ghosts);
     std::vector<fh::Communicator> comms;
-    for (int m = 0; m < libraryColumns; ++m)
+    for (int m = 0; m < columns; ++m)
     {
         comms.emplace_back(world, send, receive);
         comms.back().setStaging(fm::Staging::Always);
@@ -346,7 +343,7 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
     const fieldsync::CommKey key { "gpu_bench" };
     std::array<std::vector<double>, 2> t;
     interleave(
-        libraryColumns,
+        columns,
         s.rounds,
         [&](int m)
         {
@@ -362,7 +359,8 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
             ));
         }
     );
-    for (int m = 0; m < libraryColumns; ++m)
+    fm::setStagingMemory(before);
+    for (int m = 0; m < columns; ++m)
     {
         result[static_cast<std::size_t>(m)] = median(t[static_cast<std::size_t>(m)]);
     }
@@ -573,12 +571,11 @@ void printStaging(const std::vector<StagingRow>& rows, const Settings& s)
     std::printf(
         "\n2. staged exchange with rank r^1 (%s), us per exchange: device-to-host copy, MPI, "
         "host-to-device copy\n   host buffers pinned (%s) and pageable (%s); 'lib': "
-        "Communicator startComm+finaliseComm of a device view, staged%s\n"
+        "Communicator startComm+finaliseComm of a device view, staged\n"
         "%9s %8s %8s %8s %8s | %8s %8s %8s %8s | %7s | %9s %9s %7s\n",
         s.size > 1 ? "MPI between the pair" : "1 rank: the copies only, no MPI",
         PinnedSpace::name(),
         PageableSpace::name(),
-        libraryColumns == 0 ? " (not measured: no staging-memory switch in this build)" : "",
         "bytes",
         "pin d2h",
         "pin mpi",

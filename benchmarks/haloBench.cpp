@@ -10,6 +10,8 @@
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/halo_bench [--json halo_bench.json]
 //           [--quick] [--bytes N (one message size only, for profiling)]
 //           [--no-timing (the Communicators keep counters but read no clock)]
+#include "median.hpp"
+
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 
@@ -25,6 +27,7 @@
 
 namespace
 {
+using fieldsync_bench::median;
 using Field = Kokkos::View<double*, Kokkos::HostSpace>;
 
 struct Pattern
@@ -101,12 +104,6 @@ double timeBatch(int iterations, Fn&& fn)
     double elapsed = (now() - start) / iterations;
     MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return elapsed;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 struct Row

@@ -6,6 +6,8 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/hierarchy_bench [--json PATH]
 //           [--group N] [--quick]
+#include "median.hpp"
+
 #include "fieldsync/mpi/communicatorHierarchy.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 
@@ -19,6 +21,7 @@
 
 namespace
 {
+using fieldsync_bench::median;
 namespace fm = fieldsync::mpi;
 
 /** The slowest rank's time of one allreduce of @p data by @p algorithm. */
@@ -31,12 +34,6 @@ double timeOne(const fm::CommunicatorHierarchy& h, std::vector<double>& data, fm
     double elapsed = MPI_Wtime() - start;
     fm::allReduce(elapsed, fm::ReduceOp::Max, comm);
     return elapsed;
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 struct Row

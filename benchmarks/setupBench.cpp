@@ -18,6 +18,8 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
 //           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF (profiling)]
+#include "median.hpp"
+
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
@@ -43,6 +45,7 @@ namespace
 {
 using fieldsync::LocalIndex;
 using fieldsync::partition::GlobalIndex;
+using fieldsync_bench::median;
 
 /** @brief The value of a cell: a function of its global id. */
 double truth(GlobalIndex id)
@@ -278,17 +281,6 @@ Sample runPetsc(const Problem& p)
     return { t1 - t0, t2 - t1 };
 }
 #endif
-
-/** @brief The median of @p v (which it reorders). */
-double median(std::vector<double> v)
-{
-    if (v.empty())
-    {
-        return 0.0;
-    }
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-}
 
 /** @brief Element-wise maximum over ranks. */
 std::vector<double> maxOverRanks(std::vector<double> v)

@@ -52,15 +52,20 @@ phase_check() {
     cat "$out/check.log"
 }
 
-# The tests per memory space and the host-view tests, on 1, 2 and 4 ranks sharing the GPU; the
-# forced-staging run; the direct path (FIELDSYNC_GPU_AWARE_MPI=1) on UVM views.
-phase_tests() {
+# run_tests TEST...: each of the CUDA build's tests on 1, 2 and 4 ranks sharing the GPU
+run_tests() {
     for np in 1 2 4; do
-        for t in test_mpi_memory_spaces test_halo_memory_spaces test_collectives \
-            test_halo_communicator; do
+        for t in "$@"; do
             run tests 300 "$np" "$s/cuda/$t"
         done
     done
+}
+
+# The tests per memory space and the host-view tests; the forced-staging run; the direct path
+# (FIELDSYNC_GPU_AWARE_MPI=1) on UVM views; pageable staging.
+phase_tests() {
+    run_tests test_mpi_memory_spaces test_halo_memory_spaces test_collectives \
+        test_halo_communicator
     RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
     RUN_ENV="FIELDSYNC_FORCE_STAGING=1" run tests 300 2 "$s/cuda/test_mpi_memory_spaces"
     RUN_ENV="FIELDSYNC_GPU_AWARE_MPI=1" run tests 300 2 "$s/cuda/test_halo_memory_spaces"
@@ -71,13 +76,10 @@ phase_tests() {
     done
 }
 
-# Some of the tests again on 1, 2 and 4 ranks: ONLY="test_a test_b" tools/gpu/device-run.sh only
+# Some of the tests again: ONLY="test_a test_b" tools/gpu/device-run.sh only
 phase_only() {
-    for np in 1 2 4; do
-        for t in ${ONLY:-}; do
-            run tests 300 "$np" "$s/cuda/$t"
-        done
-    done
+    # shellcheck disable=SC2086 # ONLY is a list of names
+    run_tests ${ONLY:-}
 }
 
 # The heat solver on the GPU against the CPU run's final field (bitwise) and against its own

@@ -87,7 +87,7 @@ bool runsHere()
 #define FIELDSYNC_TEST_SKIP_UNLESS_RUNS_HERE(Space)                                                \
     if (!fieldsync_test::runsHere<Space>())                                                        \
     {                                                                                              \
-        WARN(Space::name() << " skipped: FIELDSYNC_GPU_AWARE_MPI=1 with an MPI that is not");      \
+        WARN(Space::name() << " skipped: FIELDSYNC_GPU_AWARE_MPI=1, MPI not CUDA-aware");          \
         return;                                                                                    \
     }
 

@@ -76,8 +76,12 @@ public:
             return false; // fault injection: MPI not asked this time
         }
         int flag { 0 };
+        // only a receive's status is read (its byte count); a send's would be written for nothing
         const int code = MPI_Testall(
-            static_cast<int>(requests_.size()), requests_.data(), &flag, statuses_.data()
+            static_cast<int>(requests_.size()),
+            requests_.data(),
+            &flag,
+            isSend_ ? MPI_STATUSES_IGNORE : statuses_.data()
         );
         if (code != MPI_SUCCESS) [[unlikely]]
         {
@@ -245,7 +249,7 @@ private:
     {
         std::string text;
         int firstCode { code };
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
+        for (std::size_t i = 0; !isSend_ && i < statuses_.size(); ++i)
         {
             const int error = statuses_[i].MPI_ERROR;
             if (error == MPI_SUCCESS || error == MPI_ERR_PENDING)
@@ -276,7 +280,7 @@ private:
     bool isSend_;                       /**< sends or receives */
     std::vector<Message> kept_;         /**< the messages of the last post */
     std::vector<MPI_Request> requests_; /**< one per kept message */
-    std::vector<MPI_Status> statuses_;  /**< statuses of the last MPI_Testall */
+    std::vector<MPI_Status> statuses_;  /**< receives: statuses of the last MPI_Testall */
     int tag_ { -1 };                    /**< tag of the requests */
     bool persistent_ { false };         /**< requests_ are persistent handles */
 };

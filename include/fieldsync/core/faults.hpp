@@ -22,7 +22,7 @@ struct FaultSettings
     double delay { 0.1 };     /**< a random delay (up to 200 us) before posting sends */
     double early { 0.3 };     /**< a test returns "not yet" without asking MPI */
     double staging { 0.2 };   /**< an exchange or collective is staged through the host */
-    double order { 0.5 };     /**< a duplex buffer tests its sends before its receives */
+    double order { 0.5 };     /**< a duplex buffer tests its receives before its sends */
 };
 
 /** @brief The settings of this process (FIELDSYNC_FAULTS). */

@@ -131,6 +131,8 @@ private:
     [[noreturn]] void
     failState(std::string_view call, BufferState state, const std::source_location& where) const;
     void checkStarted(std::string_view call, const std::source_location& where) const;
+    /** @brief Tests the sends, then the receives; true when both are done. */
+    bool testHalves(const std::source_location& where);
     void copySelf(const std::source_location& where);
 
     CommBufferCore send_;                   /**< send direction */

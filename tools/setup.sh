@@ -10,7 +10,7 @@ packages=(
     openmpi-bin libopenmpi-dev
     mpich libmpich-dev
     catch2 libspdlog-dev libmetis-dev
-    libptscotch-dev libcli11-dev
+    libptscotch-dev libcli11-dev libtrilinos-zoltan-dev
 )
 
 missing=()

@@ -13,6 +13,9 @@
 #if FIELDSYNC_HAVE_PTSCOTCH
 #include "fieldsync/partition/ptScotchPartitioner.hpp"
 #endif
+#if FIELDSYNC_HAVE_ZOLTAN
+#include "fieldsync/partition/rebalancer.hpp"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +24,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -70,6 +74,7 @@ HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
       faceOffsets_("heat::faceOffsets", layout.nOwned() + 1),
       faceCell_("heat::faceCell", piece.faceNeighbours().size()),
       faceCoefficient_("heat::faceCoefficient", piece.faceNeighbours().size()),
+      extra_("heat::extra", layout.nOwned()), work_("heat::work", layout.nOwned()),
       interior_(toView("heat::interior", layout.interiorCells())),
       boundary_(toView("heat::boundary", layout.boundaryCells()))
 {
@@ -171,6 +176,8 @@ void HeatSolver::update(const Kokkos::View<LocalIndex*>& cells, double dt)
     const auto offsets = faceOffsets_;
     const auto faceCell = faceCell_;
     const auto coefficient = faceCoefficient_;
+    const auto extra = extra_;
+    const auto work = work_;
     Kokkos::parallel_for(
         "heat::update",
         Kokkos::RangePolicy<>(0, cells.extent(0)),
@@ -185,6 +192,16 @@ void HeatSolver::update(const Kokkos::View<LocalIndex*>& cells, double dt)
                 sum += coefficient(f) * (other - ui);
             }
             uNew(i) = ui + dt / volume(i) * sum;
+            // the moving load: dummy sub-steps whose result goes elsewhere
+            double w { ui };
+            for (int s { 0 }; s < extra(i); ++s)
+            {
+                w = 0.999 * w + 0.001 / (1.0 + w * w);
+            }
+            if (extra(i) > 0)
+            {
+                work(i) = w;
+            }
         }
     );
 }
@@ -212,8 +229,42 @@ void HeatSolver::commit()
     Kokkos::deep_copy(Kokkos::subview(u_, owned), Kokkos::subview(uNew_, owned));
 }
 
+std::vector<int> HeatSolver::loadAt(const MeshPiece& piece, const LoadOptions& load, double when)
+{
+    const double cx { 0.1 + 0.8 * when };
+    std::vector<int> extra(piece.nCells(), 0);
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
+    {
+        const double dx { piece.centroid(i)[0] - cx };
+        const double dy { piece.centroid(i)[1] - 0.5 };
+        extra[i] = dx * dx + dy * dy < load.radius * load.radius ? load.extra : 0;
+    }
+    return extra;
+}
+
+void HeatSolver::setLoad(std::span<const int> extra)
+{
+    auto host = Kokkos::create_mirror_view(extra_);
+    for (std::size_t i { 0 }; i < nOwned_; ++i)
+    {
+        host(i) = extra[i];
+    }
+    Kokkos::deep_copy(extra_, host);
+}
+
+void HeatSolver::setOwned(const View& field)
+{
+    const std::pair<std::size_t, std::size_t> owned { 0, nOwned_ };
+    Kokkos::deep_copy(Kokkos::subview(u_, owned), Kokkos::subview(field, owned));
+    Kokkos::deep_copy(Kokkos::subview(uNew_, owned), Kokkos::subview(field, owned));
+}
+
 HeatStats HeatSolver::run(
-    halo::Communicator* comm, const mpi::MPIEnvironment& env, double dt, const HeatOptions& options
+    halo::Communicator* comm,
+    const mpi::MPIEnvironment& env,
+    double dt,
+    const HeatOptions& options,
+    int firstStep
 )
 {
     HeatStats stats;
@@ -224,7 +275,7 @@ HeatStats HeatSolver::run(
         comm->resetStats(); // the time loop's pack, wait and unpack come from the telemetry
     }
     const auto start = Clock::now();
-    for (int step { 1 }; step <= options.steps; ++step)
+    for (int step { firstStep }; step < firstStep + options.steps; ++step)
     {
         auto t0 = Clock::now();
         if (comm != nullptr)
@@ -538,6 +589,143 @@ gatherField(const mpi::MPIEnvironment& env, const DistributedRun& result, Global
     }
     return gathered;
 }
+/** @brief Adds one interval's timings and counts to @p total. */
+void accumulate(HeatStats& total, const HeatStats& part)
+{
+    total.compute += part.compute;
+    total.pack += part.pack;
+    total.wait += part.wait;
+    total.unpack += part.unpack;
+    total.hiddenExchanges += part.hiddenExchanges;
+    total.total += part.total;
+    total.exchanges += part.exchanges;
+}
+
+/** @brief Collective: max / mean over the ranks of @p value. */
+double maxOverMean(const mpi::MPIEnvironment& env, double value)
+{
+    double largest { value };
+    double sum { value };
+    mpi::allReduce(largest, mpi::ReduceOp::Max, env.comm());
+    mpi::allReduce(sum, mpi::ReduceOp::Sum, env.comm());
+    return sum > 0.0 ? largest * env.sizeRank() / sum : 1.0;
+}
+
+/** @brief What a distributed run replaces when it rebalances. */
+struct RankState
+{
+    halo::Communicator comm;            /**< halo exchange of the current layout */
+    std::unique_ptr<HeatSolver> solver; /**< the solver on the current layout */
+};
+
+#if FIELDSYNC_HAVE_ZOLTAN
+/**
+ * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u,
+ * rebuilds the layout, the Communicator, the mesh piece and the solver, and prints the report
+ * (rank 0) with the compute imbalance @p measured that triggered it.
+ */
+void rebalance(
+    const mpi::MPIEnvironment& env,
+    const MeshSource& source,
+    const HeatOptions& options,
+    double when,
+    double measured,
+    DistributedRun& result,
+    RankState& state
+)
+{
+    const std::vector<int> extra { HeatSolver::loadAt(result.piece, options.load, when) };
+    std::vector<double> weights(extra.size());
+    std::vector<std::array<double, 3>> centroids(extra.size());
+    int dim { 2 };
+    for (std::size_t i { 0 }; i < extra.size(); ++i)
+    {
+        weights[i] = 1.0 + options.load.subStepWeight * extra[i];
+        centroids[i] = result.piece.centroid(i);
+        dim = std::max(dim, dimension(result.piece.shape(i)));
+    }
+    mpi::allReduce(dim, mpi::ReduceOp::Max, env.comm());
+    HeatSolver::View u { state.solver->field() };
+    const partition::Rebalancer rebalancer(env, { options.load.method });
+    partition::Rebalanced moved { rebalancer.rebalance(result.layout, weights, centroids, dim, u) };
+    const auto start = Clock::now();
+    result.layout = std::move(moved.layout);
+    state.comm = std::move(moved.communicator);
+    result.piece = source.piece(result.layout.globalIds().first(result.layout.nOwned()));
+    state.solver = std::make_unique<HeatSolver>(result.piece, result.layout);
+    state.solver->setOwned(u);
+    double setUp { seconds(start) };
+    mpi::allReduce(setUp, mpi::ReduceOp::Max, env.comm());
+    const partition::RebalanceReport& r { moved.report };
+    if (options.verbose && env.rank() == 0)
+    {
+        std::printf(
+            "  rebalance (%s): compute imbalance %.3f; weight imbalance %.3f -> %.3f; %lld cells "
+            "moved; partition %.4f s, migration %.4f s, rebuild halo %.4f s + solver %.4f s\n",
+            partition::toString(options.load.method).c_str(),
+            measured,
+            r.imbalanceBefore,
+            r.imbalanceAfter,
+            static_cast<long long>(r.cellsMoved),
+            r.partitionSeconds,
+            r.migrationSeconds,
+            r.rebuildSeconds,
+            setUp
+        );
+    }
+}
+#endif
+
+/**
+ * @brief Collective: the time loop in intervals of options.load.interval steps (one interval
+ * without a load or a threshold); each interval sets the moving load, measures the imbalance of
+ * the compute time and rebalances when it exceeds the threshold.
+ */
+HeatStats runIntervals(
+    const mpi::MPIEnvironment& env,
+    const MeshSource& source,
+    const HeatOptions& options,
+    DistributedRun& result,
+    RankState& state
+)
+{
+    const LoadOptions& load { options.load };
+    const bool intervals { load.extra > 0 || load.threshold > 0.0 };
+    const int every { intervals ? std::max(1, load.interval) : std::max(1, options.steps) };
+    HeatStats total;
+    for (int first { 1 }; first <= options.steps; first += every)
+    {
+        HeatOptions part { options };
+        part.steps = std::min(every, options.steps - first + 1);
+        const double when { (first - 1 + 0.5 * part.steps) / options.steps };
+        state.solver->setLoad(HeatSolver::loadAt(result.piece, load, when));
+        const HeatStats s { state.solver->run(&state.comm, env, result.dt, part, first) };
+        accumulate(total, s);
+        const double imbalance { maxOverMean(env, s.compute) };
+        if (intervals && options.verbose && env.rank() == 0)
+        {
+            std::printf(
+                "  steps %d-%d: compute imbalance %.3f (max/mean over ranks)\n",
+                first,
+                first + part.steps - 1,
+                imbalance
+            );
+        }
+        const bool more { first + part.steps <= options.steps };
+        if (load.threshold > 0.0 && imbalance > load.threshold && more)
+        {
+#if FIELDSYNC_HAVE_ZOLTAN
+            const double next { (first - 1 + part.steps + 0.5 * every) / options.steps };
+            rebalance(env, source, options, std::min(next, 1.0), imbalance, result, state);
+            ++result.rebalances;
+#else
+            (void)source;
+            throw Error("fieldsync-heat: rebalancing needs Zoltan (FIELDSYNC_WITH_ZOLTAN=OFF)");
+#endif
+        }
+    }
+    return total;
+}
 } // namespace
 
 DistributedRun solveDistributed(
@@ -561,18 +749,18 @@ DistributedRun solveDistributed(
     }
     // 4. the distributed halo: owners found through the directory, neighbours through NBX
     result.layout = partition::HaloBuilder(env, 1).build(result.piece.graph());
-    partitionQuality(env, result);
-    halo::Communicator comm(env, result.layout.sendMap(), result.layout.receiveMap());
-    HeatSolver solver(result.piece, result.layout);
-    double dt { solver.localStableTimeStep() };
+    RankState state { halo::Communicator(env, result.layout.sendMap(), result.layout.receiveMap()),
+                      std::make_unique<HeatSolver>(result.piece, result.layout) };
+    double dt { state.solver->localStableTimeStep() };
     mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
-    result.stats = solver.run(&comm, env, result.dt, options);
+    result.stats = runIntervals(env, source, options, result, state);
+    partitionQuality(env, result); // of the final partition (after any rebalancing)
     if (!options.statsFile.empty())
     {
-        comm.writeStats(options.statsFile); // collective: rank 0 writes every rank's keys
+        state.comm.writeStats(options.statsFile); // collective: rank 0 writes every rank's keys
     }
-    result.owned = solver.ownedValues();
+    result.owned = state.solver->ownedValues();
     result.peakKiB = peakResidentKiB();
     if (options.gather)
     {

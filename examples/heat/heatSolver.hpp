@@ -6,6 +6,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
+#include "fieldsync/partition/rebalancer.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -25,6 +26,21 @@ enum class PartitionerKind
     Slab      /**< no partitioner: each rank keeps the slab of ids it generated */
 };
 
+/**
+ * @brief The moving load and the dynamic load balancing: cells inside a disc (a cylinder
+ * along z in 3-D) of radius @p radius, whose centre moves from x = 0.1 to 0.9 at y = 0.5 over
+ * the run, do @p extra sub-steps of dummy work per step that do not change the result.
+ */
+struct LoadOptions
+{
+    int extra { 0 };          /**< dummy sub-steps per loaded cell and step (0: no load) */
+    double radius { 0.15 };   /**< disc radius */
+    int interval { 50 };      /**< steps between imbalance measurements */
+    double threshold { 0.0 }; /**< rebalance when max/mean compute time exceeds it (0: never) */
+    partition::RebalanceMethod method { partition::RebalanceMethod::Hsfc }; /**< Zoltan method */
+    double subStepWeight { 1.0 }; /**< cost of one sub-step relative to a cell update (weights) */
+};
+
 /** @brief Settings of a heat run. */
 struct HeatOptions
 {
@@ -38,7 +54,8 @@ struct HeatOptions
     std::string statsFile;  /**< when set, the Communicator's per-key telemetry (JSON) goes here */
     std::size_t progressChunk {
         0
-    }; /**< interior cells per chunk between progress() calls (0: one update) */
+    };                /**< interior cells per chunk between progress() calls (0: one update) */
+    LoadOptions load; /**< moving load and rebalancing */
 };
 
 /** @brief Where one rank's time went (seconds) and what it exchanged. */
@@ -89,7 +106,21 @@ public:
     run(halo::Communicator* comm,
         const mpi::MPIEnvironment& env,
         double dt,
-        const HeatOptions& options);
+        const HeatOptions& options,
+        int firstStep = 1);
+
+    /**
+     * @brief The moving load at time fraction @p when (0: start, 1: end of the run): the
+     * dummy sub-steps of each owned cell of @p piece (the solver's cells).
+     */
+    [[nodiscard]] static std::vector<int>
+    loadAt(const MeshPiece& piece, const LoadOptions& load, double when);
+
+    /** @brief Sets the dummy sub-steps of each owned cell (loadAt()). */
+    void setLoad(std::span<const int> extra);
+
+    /** @brief Sets the owned values from the owned rows of @p field (a migrated u). */
+    void setOwned(const View& field);
 
     /** @brief The owned cells' values, on the host. */
     [[nodiscard]] std::vector<double> ownedValues() const;
@@ -120,6 +151,8 @@ private:
     Kokkos::View<std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' faces */
     Kokkos::View<LocalIndex*> faceCell_;     /**< per face: local neighbour or -1 */
     View faceCoefficient_;                   /**< per face: |face| / distance */
+    Kokkos::View<int*> extra_;               /**< dummy sub-steps per owned cell */
+    View work_;                              /**< where the dummy work goes */
     Kokkos::View<LocalIndex*> interior_;     /**< owned cells without ghost neighbours */
     Kokkos::View<LocalIndex*> boundary_;     /**< owned cells with a ghost neighbour */
 };
@@ -134,6 +167,7 @@ struct DistributedRun
     HeatStats stats;              /**< this rank's timings */
     double dt { 0 };              /**< the time step used */
     long peakKiB { 0 };           /**< this rank's peak resident memory after the run */
+    int rebalances { 0 };         /**< how many times the load was rebalanced */
     std::int64_t edgeCut { 0 };   /**< faces between cells of different ranks (global) */
     double imbalance { 1.0 };     /**< largest owned cell count / mean (global) */
 };

@@ -28,6 +28,7 @@
 
 using namespace fieldsync;
 using namespace fieldsync::partition;
+using fieldsync::heat::LoadOptions;
 
 namespace
 {
@@ -35,19 +36,53 @@ namespace
 /** @brief The command line; what CLI11 parses into. */
 struct Arguments
 {
-    int nx { 0 };                        /**< 0: 400 for triangles, 40 for 3-D shapes */
-    int ny { 0 };                        /**< 0: as nx */
-    int nz { 0 };                        /**< 0: as nx (3-D shapes) */
-    std::string shape { "tri" };         /**< tri, hex or tet */
-    std::string partitioner { "metis" }; /**< metis, ptscotch or slab */
-    std::uint64_t seed { 2024 };         /**< generated mesh's seed */
-    std::string mesh;                    /**< Gmsh file instead of a generated mesh */
-    std::string vtk;                     /**< VTK output folder */
-    bool verify { true };                /**< compare with a serial run */
-    std::string save;                    /**< write the final field here (raw doubles) */
-    std::string compare;                 /**< compare the final field with this --save file */
-    heat::HeatOptions options;           /**< the solver's settings */
+    int nx { 0 };                           /**< 0: 400 for triangles, 40 for 3-D shapes */
+    int ny { 0 };                           /**< 0: as nx */
+    int nz { 0 };                           /**< 0: as nx (3-D shapes) */
+    std::string shape { "tri" };            /**< tri, hex or tet */
+    std::string partitioner { "metis" };    /**< metis, ptscotch or slab */
+    std::uint64_t seed { 2024 };            /**< generated mesh's seed */
+    std::string mesh;                       /**< Gmsh file instead of a generated mesh */
+    std::string vtk;                        /**< VTK output folder */
+    bool verify { true };                   /**< compare with a serial run */
+    std::string save;                       /**< write the final field here (raw doubles) */
+    std::string compare;                    /**< compare the final field with this --save file */
+    std::string rebalanceMethod { "hsfc" }; /**< graph, hsfc or rcb */
+    heat::HeatOptions options;              /**< the solver's settings */
 };
+
+/** @brief The options of the moving load and the rebalancing. */
+void declareLoadOptions(CLI::App& app, Arguments& a)
+{
+    LoadOptions& load { a.options.load };
+    app.add_option(
+           "--load-extra",
+           load.extra,
+           "moving load: cells inside a disc moving along x do this many extra sub-steps of "
+           "dummy work per step (0: no load)"
+    )
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option("--load-radius", load.radius, "radius of the moving disc")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    app.add_option("--rebalance-interval", load.interval, "steps between imbalance measurements")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    std::string threshold { "rebalance with Zoltan when the compute imbalance (max/mean over "
+                            "ranks, per interval) exceeds this (0: never" };
+    threshold.append(FIELDSYNC_HAVE_ZOLTAN ? ")" : "; this build has no Zoltan)");
+    app.add_option("--rebalance-threshold", load.threshold, threshold)
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option(
+           "--rebalance-method",
+           a.rebalanceMethod,
+           "Zoltan method: hsfc (space-filling curve), rcb (coordinate bisection) or graph (PHG)"
+    )
+        ->check(CLI::IsMember({ "hsfc", "rcb", "graph" }))
+        ->capture_default_str();
+}
 
 /** @brief The options of fieldsync-heat, declared once for parsing and for --help. */
 void declareOptions(CLI::App& app, Arguments& a)
@@ -102,6 +137,7 @@ void declareOptions(CLI::App& app, Arguments& a)
            "this run is on a GPU)"
     )
         ->check(CLI::ExistingFile);
+    declareLoadOptions(app, a);
     app.footer(
         "Kokkos options (--kokkos-...) are passed to Kokkos. Run under mpiexec, for example\n"
         "  mpiexec -n 4 fieldsync-heat --shape hex --partitioner ptscotch"
@@ -117,6 +153,14 @@ void complete(Arguments& a)
     a.options.partitioner = a.partitioner == "metis"      ? heat::PartitionerKind::Metis
                             : a.partitioner == "ptscotch" ? heat::PartitionerKind::PtScotch
                                                           : heat::PartitionerKind::Slab;
+    a.options.load.method = a.rebalanceMethod == "graph" ? partition::RebalanceMethod::Graph
+                            : a.rebalanceMethod == "rcb" ? partition::RebalanceMethod::Rcb
+                                                         : partition::RebalanceMethod::Hsfc;
+    FIELDSYNC_CHECK(
+        FIELDSYNC_HAVE_ZOLTAN || a.options.load.threshold <= 0.0,
+        "fieldsync-heat: --rebalance-threshold: this build has no Zoltan "
+        "(FIELDSYNC_WITH_ZOLTAN=OFF)"
+    );
     FIELDSYNC_CHECK(
         FIELDSYNC_HAVE_PTSCOTCH || a.options.partitioner != heat::PartitionerKind::PtScotch,
         "fieldsync-heat: --partitioner ptscotch: this build has no PT-Scotch "
@@ -417,9 +461,11 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         100.0 * sum[8] / env.sizeRank()
     );
     std::printf(
-        "partition: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"
+        "partition%s: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"
         "peak resident memory per rank (VmHWM after the time loop): max %.1f MiB, mean %.1f MiB, "
         "min %.1f MiB\n",
+        run.rebalances > 0 ? (" after " + std::to_string(run.rebalances) + " rebalances").c_str()
+                           : "",
         static_cast<long long>(run.edgeCut),
         run.imbalance,
         maximum[10] / 1024.0,

@@ -50,4 +50,18 @@ std::size_t HaloLayout::memoryBytes() const noexcept
            mapBytes(receiveMap_);
 }
 
+CellGraph HaloLayout::ownedGraph() const
+{
+    std::vector<GlobalIndex> ids(
+        globalIds_.begin(), globalIds_.begin() + static_cast<std::ptrdiff_t>(nOwned_)
+    );
+    std::vector<GlobalIndex> adjacency;
+    adjacency.reserve(ownedNeighbours_.size());
+    for (const LocalIndex n : ownedNeighbours_)
+    {
+        adjacency.push_back(globalIds_[static_cast<std::size_t>(n)]);
+    }
+    return CellGraph(std::move(ids), ownedOffsets_, std::move(adjacency));
+}
+
 } // namespace fieldsync::partition

@@ -155,4 +155,10 @@ inline double valueOf(GlobalIndex id)
     return 1000.0 + 0.5 * static_cast<double>(id);
 }
 
+/** @brief Component @p c of a known multi-component value of cell @p id (migration tests). */
+inline double componentOf(GlobalIndex id, std::size_t c)
+{
+    return 10.0 * static_cast<double>(id) + static_cast<double>(c) + 0.25;
+}
+
 } // namespace fieldsync::test

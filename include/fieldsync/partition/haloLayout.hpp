@@ -107,6 +107,12 @@ public:
         return receiveMap_;
     }
 
+    /**
+     * @brief The owned cells with their neighbours as global ids, layout order: the graph
+     * this layout was built from (the input Migration and Rebalancer take).
+     */
+    [[nodiscard]] CellGraph ownedGraph() const;
+
     /** @brief Owner-directory entries this rank kept during the build (set-up memory). */
     [[nodiscard]] std::size_t directoryEntries() const noexcept { return directoryEntries_; }
 

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/partition/migration.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/mpi/wait.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <numeric>
+
+namespace fieldsync::partition
+{
+
+namespace
+{
+constexpr int cellsTag { 7601 };
+constexpr int rowsTag { 7602 };
+
+/** @brief The first bad entry of @p newOwners for @p owned, or "" when all are good. */
+std::string badOwners(const CellGraph& owned, std::span<const int> newOwners, int nRanks)
+{
+    if (newOwners.size() != owned.nCells())
+    {
+        return "Migration: " + std::to_string(newOwners.size()) + " new owners for " +
+               std::to_string(owned.nCells()) + " owned cells";
+    }
+    for (std::size_t i { 0 }; i < newOwners.size(); ++i)
+    {
+        if (newOwners[i] < 0 || newOwners[i] >= nRanks)
+        {
+            std::string message { "Migration: cell " };
+            message.append(std::to_string(owned.globalId(i)))
+                .append(" has new owner ")
+                .append(std::to_string(newOwners[i]))
+                .append(", outside [0, ")
+                .append(std::to_string(nRanks))
+                .append(")");
+            return message;
+        }
+    }
+    return {};
+}
+
+/** @brief One arriving cell: where its row sits in the arrival order, and its graph row. */
+struct Arrival
+{
+    GlobalIndex id { 0 };       /**< global id */
+    std::size_t position { 0 }; /**< index in arrival order */
+    std::size_t begin { 0 };    /**< first neighbour in the message */
+    std::size_t degree { 0 };   /**< number of neighbours */
+    std::size_t message { 0 };  /**< which message */
+};
+
+/** @brief "" or an error naming a cell that arrives twice in @p sorted (ascending id). */
+std::string duplicateArrival(const std::vector<Arrival>& sorted)
+{
+    for (std::size_t k { 1 }; k < sorted.size(); ++k)
+    {
+        if (sorted[k].id == sorted[k - 1].id)
+        {
+            return "Migration: cell " + std::to_string(sorted[k].id) +
+                   " arrives from two ranks (it was owned twice before the migration)";
+        }
+    }
+    return {};
+}
+} // namespace
+
+Migration::Migration(
+    mpi::MPIEnvironment env,
+    const CellGraph& owned,
+    std::span<const int> newOwners,
+    std::source_location where
+)
+    : env_(env.duplicate()), nOldOwned_(owned.nCells())
+{
+    mpi::raiseIfAnyFailed(env_.comm(), badOwners(owned, newOwners, env_.sizeRank()), where);
+    const std::vector<mpi::SparseMessage> outgoing { planSends(owned, newOwners) };
+    receiveCells(
+        mpi::sparseExchange(env_.comm(), cellsTag, outgoing, "Migration: cells", where), where
+    );
+}
+
+std::vector<mpi::SparseMessage>
+Migration::planSends(const CellGraph& owned, std::span<const int> newOwners)
+{
+    std::map<int, std::vector<std::size_t>> byOwner;
+    for (std::size_t i { 0 }; i < owned.nCells(); ++i)
+    {
+        byOwner[newOwners[i]].push_back(i);
+        nSent_ += newOwners[i] != env_.rank() ? 1 : 0;
+    }
+    // one message per new owner: id, degree, neighbour ids of each cell
+    std::vector<mpi::SparseMessage> outgoing;
+    for (const auto& [rank, rows] : byOwner)
+    {
+        sendRanks_.push_back(rank);
+        sendRows_.insert(sendRows_.end(), rows.begin(), rows.end());
+        sendOffsets_.push_back(sendRows_.size());
+        mpi::SparseMessage& message { outgoing.emplace_back(mpi::SparseMessage { rank, {} }) };
+        for (const std::size_t i : rows)
+        {
+            message.data.push_back(owned.globalId(i));
+            message.data.push_back(static_cast<std::int64_t>(owned.neighbours(i).size()));
+            message.data.insert(
+                message.data.end(), owned.neighbours(i).begin(), owned.neighbours(i).end()
+            );
+        }
+    }
+    return outgoing;
+}
+
+void Migration::receiveCells(
+    const std::vector<mpi::SparseMessage>& incoming, const std::source_location& where
+)
+{
+    std::vector<Arrival> arrivals;
+    for (std::size_t m { 0 }; m < incoming.size(); ++m)
+    {
+        const std::vector<std::int64_t>& data { incoming[m].data };
+        receiveRanks_.push_back(incoming[m].rank);
+        for (std::size_t k { 0 }; k < data.size();)
+        {
+            const auto degree = static_cast<std::size_t>(data[k + 1]);
+            arrivals.push_back({ data[k], arrivals.size(), k + 2, degree, m });
+            k += 2 + degree;
+        }
+        receiveOffsets_.push_back(arrivals.size());
+    }
+    std::vector<Arrival> sorted { arrivals };
+    std::sort(
+        sorted.begin(), sorted.end(), [](const Arrival& a, const Arrival& b) { return a.id < b.id; }
+    );
+    mpi::raiseIfAnyFailed(env_.comm(), duplicateArrival(sorted), where);
+    std::vector<GlobalIndex> ids;
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<GlobalIndex> adjacency;
+    receiveRows_.assign(arrivals.size(), 0);
+    for (std::size_t n { 0 }; n < sorted.size(); ++n)
+    {
+        const Arrival& a { sorted[n] };
+        const auto first = incoming[a.message].data.begin() + static_cast<std::ptrdiff_t>(a.begin);
+        ids.push_back(a.id);
+        adjacency.insert(adjacency.end(), first, first + static_cast<std::ptrdiff_t>(a.degree));
+        offsets.push_back(adjacency.size());
+        receiveRows_[a.position] = n;
+    }
+    cells_ = CellGraph(std::move(ids), std::move(offsets), std::move(adjacency), where);
+}
+
+void Migration::checkRows(std::size_t rows, std::size_t needed, const std::string& label)
+{
+    FIELDSYNC_CHECK(
+        rows >= needed,
+        "Migration::migrate: field '" + label + "' has " + std::to_string(rows) +
+            " rows, the owned cells need " + std::to_string(needed)
+    );
+}
+
+void Migration::moveRows(
+    std::span<const std::byte> oldRows,
+    std::size_t rowBytes,
+    std::span<std::byte> newRows,
+    std::source_location where
+) const
+{
+    FIELDSYNC_CHECK_AT(
+        oldRows.size() == nOldOwned_ * rowBytes && newRows.size() == nNewOwned() * rowBytes,
+        "Migration::moveRows: " + std::to_string(oldRows.size()) + " and " +
+            std::to_string(newRows.size()) + " bytes for " + std::to_string(nOldOwned_) + " and " +
+            std::to_string(nNewOwned()) + " rows of " + std::to_string(rowBytes),
+        where
+    );
+    std::vector<MPI_Request> requests;
+    requests.reserve(sendRanks_.size() + receiveRanks_.size());
+    std::vector<std::vector<std::byte>> received(receiveRanks_.size());
+    std::vector<std::vector<std::byte>> sent(sendRanks_.size());
+    postReceives(rowBytes, received, requests, where);
+    postSends(oldRows, rowBytes, sent, received, requests, where);
+    mpi::waitWithTimeout(
+        [&requests]
+        {
+            int done { 0 };
+            MPI_Testall(
+                static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE
+            );
+            return done != 0;
+        },
+        [&requests] { return std::to_string(requests.size()) + " row messages"; },
+        mpi::WaitPolicy::fromEnvironment(),
+        "migration",
+        "Migration::moveRows",
+        where
+    );
+    // each arrived row to its place in the new (ascending id) numbering
+    for (std::size_t p { 0 }; p < receiveRanks_.size(); ++p)
+    {
+        for (std::size_t k { receiveOffsets_[p] }; k < receiveOffsets_[p + 1]; ++k)
+        {
+            const std::byte* row { received[p].data() + (k - receiveOffsets_[p]) * rowBytes };
+            std::copy(row, row + rowBytes, newRows.data() + receiveRows_[k] * rowBytes);
+        }
+    }
+}
+
+void Migration::postReceives(
+    std::size_t rowBytes,
+    std::vector<std::vector<std::byte>>& received,
+    std::vector<MPI_Request>& requests,
+    const std::source_location& where
+) const
+{
+    for (std::size_t p { 0 }; p < receiveRanks_.size(); ++p)
+    {
+        const std::size_t bytes { (receiveOffsets_[p + 1] - receiveOffsets_[p]) * rowBytes };
+        FIELDSYNC_CHECK_AT(
+            bytes <= INT_MAX,
+            "Migration::moveRows: " + std::to_string(bytes) + " bytes from rank " +
+                std::to_string(receiveRanks_[p]) + " exceed one MPI message",
+            where
+        );
+        received[p].resize(bytes);
+        if (receiveRanks_[p] != env_.rank())
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Irecv(
+                    received[p].data(),
+                    static_cast<int>(bytes),
+                    MPI_BYTE,
+                    receiveRanks_[p],
+                    rowsTag,
+                    env_.comm(),
+                    &requests.emplace_back()
+                ),
+                where
+            );
+        }
+    }
+}
+
+void Migration::postSends(
+    std::span<const std::byte> oldRows,
+    std::size_t rowBytes,
+    std::vector<std::vector<std::byte>>& sent,
+    std::vector<std::vector<std::byte>>& received,
+    std::vector<MPI_Request>& requests,
+    const std::source_location& where
+) const
+{
+    for (std::size_t p { 0 }; p < sendRanks_.size(); ++p)
+    {
+        for (std::size_t k { sendOffsets_[p] }; k < sendOffsets_[p + 1]; ++k)
+        {
+            const std::byte* row { oldRows.data() + sendRows_[k] * rowBytes };
+            sent[p].insert(sent[p].end(), row, row + rowBytes);
+        }
+        if (sendRanks_[p] == env_.rank()) // the rows that stay: the self "message"
+        {
+            const auto mine = std::find(receiveRanks_.begin(), receiveRanks_.end(), env_.rank());
+            received[static_cast<std::size_t>(mine - receiveRanks_.begin())] = sent[p];
+            continue;
+        }
+        FIELDSYNC_MPI_AT(
+            MPI_Isend(
+                sent[p].data(),
+                static_cast<int>(sent[p].size()),
+                MPI_BYTE,
+                sendRanks_[p],
+                rowsTag,
+                env_.comm(),
+                &requests.emplace_back()
+            ),
+            where
+        );
+    }
+}
+
+} // namespace fieldsync::partition

@@ -18,13 +18,13 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
 //           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF (profiling)]
+#include "gridProblem.hpp"
 #include "median.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
-#include "fieldsync/partition/metisPartitioner.hpp"
 
 #if FIELDSYNC_BENCH_PETSC
 #include <petscsf.h>
@@ -45,6 +45,7 @@ namespace
 {
 using fieldsync::LocalIndex;
 using fieldsync::partition::GlobalIndex;
+using fieldsync_bench::maxOverRanks;
 using fieldsync_bench::median;
 
 /** @brief The value of a cell: a function of its global id. */
@@ -53,101 +54,7 @@ double truth(GlobalIndex id)
     return 0.5 + 3.0 * static_cast<double>(id);
 }
 
-/** @brief One rank's share of the partitioned grid, and its ghost list. */
-struct Problem
-{
-    int side { 0 };                                       /**< cube side */
-    fieldsync::partition::CellGraph owned;                /**< owned cells and their neighbours */
-    std::vector<int> neighbourOwners;                     /**< owner of each adjacency entry */
-    std::vector<GlobalIndex> ghostIds;                    /**< ghosts by (owner, global id) */
-    std::vector<LocalIndex> ghostCells;                   /**< nOwned + k */
-    std::vector<fieldsync::halo::GhostOwner> ghostOwners; /**< owner and index there */
-    std::size_t nOwned { 0 };                             /**< owned cells */
-};
-
-/** @brief The 7-point graph of a side^3 grid, METIS-partitioned over @p nRanks ranks. */
-Problem makeProblem(int side, int me, int nRanks)
-{
-    const auto s = static_cast<GlobalIndex>(side);
-    const GlobalIndex n { s * s * s };
-    std::vector<std::size_t> offsets { 0 };
-    std::vector<GlobalIndex> adjacency;
-    adjacency.reserve(static_cast<std::size_t>(6 * n));
-    for (GlobalIndex k { 0 }; k < s; ++k)
-        for (GlobalIndex j { 0 }; j < s; ++j)
-            for (GlobalIndex i { 0 }; i < s; ++i)
-            {
-                const GlobalIndex id { i + s * (j + s * k) };
-                for (const GlobalIndex d : { -s * s, -s, GlobalIndex { -1 } })
-                {
-                    const bool inside =
-                        (d == -1 && i > 0) || (d == -s && j > 0) || (d == -s * s && k > 0);
-                    if (inside)
-                        adjacency.push_back(id + d);
-                }
-                for (const GlobalIndex d : { GlobalIndex { 1 }, s, s * s })
-                {
-                    const bool inside =
-                        (d == 1 && i + 1 < s) || (d == s && j + 1 < s) || (d == s * s && k + 1 < s);
-                    if (inside)
-                        adjacency.push_back(id + d);
-                }
-                offsets.push_back(adjacency.size());
-            }
-    std::vector<int> parts(static_cast<std::size_t>(n), 0);
-    if (nRanks > 1)
-    {
-        const auto whole = fieldsync::partition::CellGraph::global(offsets, adjacency);
-        const auto partition = fieldsync::partition::MetisPartitioner(1).partition(whole, nRanks);
-        parts.assign(partition.parts().begin(), partition.parts().end());
-    }
-    std::vector<LocalIndex> indexOnOwner(static_cast<std::size_t>(n));
-    std::vector<LocalIndex> count(static_cast<std::size_t>(nRanks), 0);
-    for (std::size_t c { 0 }; c < parts.size(); ++c)
-    {
-        indexOnOwner[c] = count[static_cast<std::size_t>(parts[c])]++;
-    }
-    Problem p;
-    p.side = side;
-    std::vector<GlobalIndex> ids;
-    std::vector<std::size_t> ownedOffsets { 0 };
-    std::vector<GlobalIndex> ownedAdjacency;
-    std::vector<std::pair<int, GlobalIndex>> ghosts;
-    for (std::size_t c { 0 }; c < parts.size(); ++c)
-    {
-        if (parts[c] != me)
-        {
-            continue;
-        }
-        ids.push_back(static_cast<GlobalIndex>(c));
-        for (std::size_t e { offsets[c] }; e < offsets[c + 1]; ++e)
-        {
-            const GlobalIndex b { adjacency[e] };
-            const int owner { parts[static_cast<std::size_t>(b)] };
-            ownedAdjacency.push_back(b);
-            p.neighbourOwners.push_back(owner);
-            if (owner != me)
-            {
-                ghosts.emplace_back(owner, b);
-            }
-        }
-        ownedOffsets.push_back(ownedAdjacency.size());
-    }
-    std::sort(ghosts.begin(), ghosts.end());
-    ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
-    p.nOwned = ids.size();
-    for (std::size_t k { 0 }; k < ghosts.size(); ++k)
-    {
-        p.ghostIds.push_back(ghosts[k].second);
-        p.ghostCells.push_back(static_cast<LocalIndex>(p.nOwned + k));
-        p.ghostOwners.push_back({ ghosts[k].first,
-                                  indexOnOwner[static_cast<std::size_t>(ghosts[k].second)] });
-    }
-    p.owned = fieldsync::partition::CellGraph(
-        std::move(ids), std::move(ownedOffsets), std::move(ownedAdjacency)
-    );
-    return p;
-}
+using Problem = fieldsync_bench::GridProblem;
 
 /** @brief A field of owned values (the truth) and ghosts set to -1. */
 std::vector<double> freshField(const Problem& p)
@@ -282,15 +189,6 @@ Sample runPetsc(const Problem& p)
 }
 #endif
 
-/** @brief Element-wise maximum over ranks. */
-std::vector<double> maxOverRanks(std::vector<double> v)
-{
-    MPI_Allreduce(
-        MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD
-    );
-    return v;
-}
-
 /** @brief One table row. */
 struct Row
 {
@@ -363,17 +261,17 @@ int main(int argc, char** argv)
     for (const long target : targets)
     {
         const int side { static_cast<int>(std::lround(std::cbrt(double(target) * nRanks))) };
-        const Problem problem { makeProblem(side, me, nRanks) };
+        const Problem problem { fieldsync_bench::makeGridProblem(3, side, me, nRanks) };
         std::vector<double> times[Methods][2];
         const int warmUp { 2 };
-        for (int round { 0 }; round < warmUp + rounds; ++round)
-        {
-            for (int m { 0 }; m < Methods; ++m)
+        fieldsync_bench::interleaved(
+            warmUp + rounds,
+            Methods,
+            [&](int round, int method)
             {
-                const int method { (m + round) % Methods };
                 if (!run[method])
                 {
-                    continue;
+                    return;
                 }
                 Sample sample;
                 if (method == GhostListMethod)
@@ -404,7 +302,7 @@ int main(int argc, char** argv)
                     times[method][1].push_back(sample.exchange);
                 }
             }
-        }
+        );
         Row row;
         std::vector<double> counts { static_cast<double>(problem.nOwned),
                                      static_cast<double>(problem.ghostIds.size()) };

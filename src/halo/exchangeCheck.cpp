@@ -228,9 +228,12 @@ std::string ExchangeCheck::compare(
         }
         if (h.bytes != receive.bytesOf(k))
         {
-            add("rank " + std::to_string(peer) + " sends " + std::to_string(h.bytes) +
-                " bytes, rank " + std::to_string(me) + " expects " +
-                std::to_string(receive.bytesOf(k)) + " bytes");
+            add("receive from rank " + std::to_string(peer) + ": expected " +
+                std::to_string(receive.bytesOf(k)) + " bytes, received " + std::to_string(h.bytes) +
+                " bytes" + (h.bytes > receive.bytesOf(k) ? " (truncated)" : "") +
+                " (the send and receive maps disagree: rank " + std::to_string(peer) + " sends " +
+                std::to_string(h.bytes) + " bytes, rank " + std::to_string(me) + " expects " +
+                std::to_string(receive.bytesOf(k)) + " bytes)");
         }
         const std::uint64_t expected = k < cells.size() ? cells[k] : 0;
         if (h.globalIds != 0 && mine_.globalIds != 0 && h.cells != expected)

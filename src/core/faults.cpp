@@ -50,6 +50,7 @@ FaultSettings parse(const std::string& text)
                                  : name == "early"   ? &settings.early
                                  : name == "staging" ? &settings.staging
                                  : name == "order"   ? &settings.order
+                                 : name == "corrupt" ? &settings.corrupt
                                                      : nullptr;
                 FIELDSYNC_CHECK(target != nullptr, "unknown fault '" + name + "'");
                 *target = p;

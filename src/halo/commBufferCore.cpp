@@ -66,6 +66,19 @@ bool CommBufferCore::cancelMessages() noexcept
     return transport_ == nullptr || transport_->cancel(name_);
 }
 
+bool CommBufferCore::settle(std::span<const char> cancel, std::string_view name) noexcept
+{
+    if (state_ != BufferState::InFlight)
+    {
+        return true;
+    }
+    const bool settled = transport_ == nullptr || transport_->settle(cancel, name);
+    postedValid_ = false; // the transport dropped its requests
+    state_ = BufferState::Complete;
+    failed_ = true;
+    return settled;
+}
+
 void CommBufferCore::setTransport(
     std::unique_ptr<Transport> transport, const std::source_location& where
 )

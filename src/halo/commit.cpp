@@ -185,6 +185,7 @@ void CommunicatorState::commit(
     {
         buildGraphs(where);
     }
+    setUpCheck(options);
     committed_ = true;
     backEnd_ = chosen == BackEnd::Auto ? timeBackEnds(where) : chosen;
 }

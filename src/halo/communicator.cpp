@@ -188,7 +188,7 @@ bool CommunicatorState::progress(const std::source_location& where)
         }
         try
         {
-            all = pool_[it->buffer].isComplete(where) && all;
+            all = (check_ ? checkedTest(*it, where) : pool_[it->buffer].isComplete(where)) && all;
         }
         catch (const Error&)
         {
@@ -210,7 +210,7 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     bool done { false };
     try
     {
-        done = pool_[exchange.buffer].isComplete(where);
+        done = check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
     }
     catch (const Error&)
     {
@@ -228,7 +228,14 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
     const auto startTime = stamp();
     try
     {
-        pool_[exchange.buffer].waitComplete(exchange.key.name(), where);
+        if (check_) [[unlikely]]
+        {
+            checkedWait(exchange, where);
+        }
+        else
+        {
+            pool_[exchange.buffer].waitComplete(exchange.key.name(), where);
+        }
     }
     catch (const Error&)
     {
@@ -242,8 +249,10 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
 void CommunicatorState::releaseAfterFailure(Exchange& exchange, const std::source_location& where)
 {
     // a message of the wrong size: the exchange is over (its buffer is released once the sends
-    // are done); a time-out error leaves it in flight, to be waited for again
-    if (pool_[exchange.buffer].releaseAfterFailure(exchange.key.name(), where))
+    // are done); a time-out error leaves it in flight, to be waited for again; a failed check
+    // (check mode) released it already
+    if (exchange.buffer != Exchange::npos &&
+        pool_[exchange.buffer].releaseAfterFailure(exchange.key.name(), where))
     {
         release(exchange);
     }

@@ -128,6 +128,31 @@ public:
     void
     markStarted(Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks);
 
+    // --- check mode (checkSteps.cpp) ---
+    /** @brief At commit: the check setting and the hash of each neighbour's cells. */
+    void setUpCheck(const CommitOptions& options);
+    /** @brief Check mode's post of the sends: seal (headers, checksums), sends, headers. */
+    void checkedSends(
+        Exchange& exchange,
+        DuplexBuffer& buffer,
+        const Fields& fields,
+        std::size_t stride,
+        const std::source_location& where
+    );
+    /** @brief Check mode's test: headers first (compared), then the messages (checksums). */
+    bool checkedTest(Exchange& exchange, const std::source_location& where);
+    /** @brief Check mode's wait: the one wait over checkedTest. */
+    void checkedWait(Exchange& exchange, const std::source_location& where);
+    /** @brief Check mode at finalise: the send cells sent in place did not change. */
+    void checkInPlace(Exchange& exchange, const std::source_location& where);
+    /**
+     * @brief After a failed check: settles every message (drains the peers' messages of other
+     * keys, cancels the receives nobody will send, completes the rest), releases the exchange
+     * and throws @p error.
+     */
+    [[noreturn]] void
+    failCheck(Exchange& exchange, const std::string& error, const std::source_location& where);
+
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
     void finish(const Fields& fields, Exchange& exchange, const std::source_location& where);
@@ -195,6 +220,11 @@ public:
     std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
     bool tsc_ { false };                              /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
+    static constexpr int checkTag { 0x7ffd }; /**< the one tag of every check-mode header */
+    bool check_ { false };                    /**< check mode (CommitOptions::check) */
+    bool globalIds_ { false };                /**< the cell hashes are of global ids */
+    std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
+    std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
 };
 
 } // namespace fieldsync::halo

@@ -2,6 +2,8 @@
 // Internal: the state of one key of a Communicator.
 #pragma once
 
+#include "exchangeCheck.hpp"
+
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
@@ -20,18 +22,19 @@ struct Exchange
 {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1); /**< no pool entry */
 
-    CommKey key;                         /**< the key (its name is built only for messages) */
-    std::source_location where;          /**< call site of the last start */
-    int tag { 0 };                       /**< MPI tag */
-    bool reverse { false };              /**< a reverse exchange */
-    ReverseOp op { ReverseOp::Replace }; /**< combine op (reverse) */
-    bool inFlight { false };             /**< started and not finalised */
-    std::vector<FieldShape> fields;      /**< the fields in flight, as started */
-    std::unique_ptr<FieldKeeper> keeper; /**< holds fields MPI uses in place while in flight */
-    std::size_t buffer { npos };         /**< pool entry in use */
-    std::size_t lastBuffer { npos };     /**< pool entry used last time (persistent requests) */
-    ExchangeStats stats;                 /**< telemetry of this key, times in clock ticks */
-    mutable ExchangeStats reported;      /**< stats in seconds, as of the last stats() call */
+    CommKey key;                          /**< the key (its name is built only for messages) */
+    std::source_location where;           /**< call site of the last start */
+    int tag { 0 };                        /**< MPI tag */
+    bool reverse { false };               /**< a reverse exchange */
+    ReverseOp op { ReverseOp::Replace };  /**< combine op (reverse) */
+    bool inFlight { false };              /**< started and not finalised */
+    std::vector<FieldShape> fields;       /**< the fields in flight, as started */
+    std::unique_ptr<FieldKeeper> keeper;  /**< holds fields MPI uses in place while in flight */
+    std::size_t buffer { npos };          /**< pool entry in use */
+    std::size_t lastBuffer { npos };      /**< pool entry used last time (persistent requests) */
+    ExchangeStats stats;                  /**< telemetry of this key, times in clock ticks */
+    mutable ExchangeStats reported;       /**< stats in seconds, as of the last stats() call */
+    std::unique_ptr<ExchangeCheck> check; /**< check mode: headers and checksums (else null) */
 };
 
 } // namespace fieldsync::halo

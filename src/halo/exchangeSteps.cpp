@@ -55,7 +55,14 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
         packTicks = packSends(exchange, buffer, fields, stride);
-        buffer.startSends(key.where());
+        if (check_) [[unlikely]]
+        {
+            checkedSends(exchange, buffer, fields, stride, key.where());
+        }
+        else
+        {
+            buffer.startSends(key.where());
+        }
     }
     catch (...)
     {
@@ -133,6 +140,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         created.where = where;
         created.tag =
             mpi::tagFromHash(reverse ? key.hash() ^ reverseSalt : key.hash(), env_.comm());
+        created.tag = created.tag == checkTag ? checkTag - 1 : created.tag; // reserved
         found = &created;
     }
     last_ = found;
@@ -322,6 +330,10 @@ void CommunicatorState::finish(
     checkSameFields(exchange, fields, where);
     DuplexBuffer& buffer = pool_[exchange.buffer];
     wait(exchange, where);
+    if (check_) [[unlikely]]
+    {
+        checkInPlace(exchange, where);
+    }
     const auto unpackStart = stamp();
     bool unpacked { false };
     {

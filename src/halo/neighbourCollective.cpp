@@ -163,6 +163,23 @@ public:
 
     bool cancel(std::string_view name) noexcept override { return shared_->complete(name); }
 
+    /** @brief A collective cannot be cancelled: it completes (the peers' collectives match it). */
+    bool settle(std::span<const char> /*cancel*/, std::string_view name) noexcept override
+    {
+        return !shared_->active ||
+               completeDropped(
+                   [this]
+                   {
+                       int flag { 0 };
+                       MPI_Test(&shared_->request, &flag, MPI_STATUS_IGNORE); // errors complete it
+                       shared_->active = flag == 0;
+                       return flag != 0;
+                   },
+                   "the neighbourhood collective",
+                   name
+               );
+    }
+
 private:
     std::shared_ptr<Shared> shared_; /**< the collective both directions share */
     bool isSend_;                    /**< sends or receives */

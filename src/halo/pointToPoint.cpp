@@ -122,10 +122,24 @@ public:
         return text;
     }
 
-    bool cancel(std::string_view name) noexcept override;
+    bool cancel(std::string_view name) noexcept override { return drop({}, true, name); }
 
-    /** @brief Completes one pending request under the time-out; false when it could not. */
-    bool complete(MPI_Request& request, std::string_view name) noexcept;
+    bool settle(std::span<const char> cancel, std::string_view name) noexcept override
+    {
+        return drop(cancel, false, name);
+    }
+
+    /**
+     * @brief Completes the pending requests and drops them all: a receive is cancelled when
+     * @p all or its entry of @p cancel is set (logged when @p all: memory is about to be freed).
+     */
+    bool drop(std::span<const char> cancel, bool all, std::string_view name) noexcept;
+
+    /**
+     * @brief Completes one pending request under the time-out, cancelling it first when
+     * @p cancelIt (a receive); false when it could not.
+     */
+    bool complete(MPI_Request& request, bool cancelIt, std::string_view name) noexcept;
 
 private:
     bool repeatsLastPost(std::span<const Message> messages) const noexcept
@@ -285,13 +299,14 @@ private:
     bool persistent_ { false };         /**< requests_ are persistent handles */
 };
 
-bool PointToPoint::cancel(std::string_view name) noexcept
+bool PointToPoint::drop(std::span<const char> cancel, bool all, std::string_view name) noexcept
 {
     int finalised { 0 };
     MPI_Finalized(&finalised);
     bool safe { true };
-    for (MPI_Request& request : requests_)
+    for (std::size_t i = 0; i < requests_.size(); ++i)
     {
+        MPI_Request& request = requests_[i];
         if (request == MPI_REQUEST_NULL || finalised)
         {
             continue;
@@ -300,7 +315,20 @@ bool PointToPoint::cancel(std::string_view name) noexcept
         MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
         if (flag == 0)
         {
-            safe = complete(request, name) && safe;
+            if (all)
+            {
+                // A pending send is waited for (its peer gets the data); a pending receive is
+                // cancelled and waited for, so MPI never touches memory after it is freed.
+                logger().error(
+                    "communication buffer '{}': a {} still in flight is {} before its memory is "
+                    "freed",
+                    name,
+                    isSend_ ? "send" : "receive",
+                    isSend_ ? "completed" : "cancelled"
+                );
+            }
+            const bool cancelIt = !isSend_ && (all || (i < cancel.size() && cancel[i] != 0));
+            safe = complete(request, cancelIt, name) && safe;
         }
         if (request != MPI_REQUEST_NULL && flag != 0)
         {
@@ -314,27 +342,25 @@ bool PointToPoint::cancel(std::string_view name) noexcept
     return safe;
 }
 
-bool PointToPoint::complete(MPI_Request& request, std::string_view name) noexcept
+bool PointToPoint::complete(MPI_Request& request, bool cancelIt, std::string_view name) noexcept
 {
-    // A pending send is waited for (its peer gets the data); a pending receive is cancelled and
-    // waited for. Either way under the time-out, so MPI never touches memory after it is freed.
-    logger().error(
-        "communication buffer '{}': a {} still in flight is {} before its memory is freed",
-        name,
-        isSend_ ? "send" : "receive",
-        isSend_ ? "completed" : "cancelled"
-    );
-    if (!isSend_)
+    if (cancelIt)
     {
         MPI_Cancel(&request);
     }
     const auto done = [&request]
     {
         int flag { 0 };
-        MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+        MPI_Test(&request, &flag, MPI_STATUS_IGNORE); // an error (truncation) completes it too
         return flag != 0;
     };
-    if (!completeDropped(done, isSend_ ? "a send" : "a cancelled receive", name))
+    if (!completeDropped(
+            done,
+            isSend_    ? "a send"
+            : cancelIt ? "a cancelled receive"
+                       : "a receive",
+            name
+        ))
     {
         return false;
     }

@@ -59,6 +59,16 @@ public:
      * message could not be completed: its memory must then stay allocated.
      */
     virtual bool cancel(std::string_view name) noexcept = 0;
+
+    /**
+     * @brief After a failed check (check mode): cancels the pending receives whose entry in
+     * @p cancel is non-zero (their message will never come), waits for every other pending
+     * message (its peer sends or takes it; an error such as a truncation is ignored), each under
+     * the time-out, and drops the requests as cancel() does. The entries follow the messages of
+     * the last post; missing entries cancel nothing. Returns false when a message could not be
+     * completed: its memory must then stay allocated.
+     */
+    virtual bool settle(std::span<const char> cancel, std::string_view name) noexcept = 0;
 };
 
 /**

@@ -11,7 +11,8 @@ namespace fieldsync
  * @brief The faults FIELDSYNC_FAULTS asks for, read once per process.
  *
  * `FIELDSYNC_FAULTS=seed:S` turns fault injection on with the default probabilities;
- * `delay:P`, `early:P`, `staging:P`, `order:P` (comma separated, after the seed) set them. Off
+ * `delay:P`, `early:P`, `staging:P`, `order:P`, `corrupt:P` (comma separated, after the seed)
+ * set them. Off
  * when unset. The random sequence of a process depends on the seed and its rank in
  * MPI_COMM_WORLD only, so a failing run repeats.
  */
@@ -23,6 +24,8 @@ struct FaultSettings
     double early { 0.3 };     /**< a test returns "not yet" without asking MPI */
     double staging { 0.2 };   /**< an exchange or collective is staged through the host */
     double order { 0.5 };     /**< a duplex buffer tests its receives before its sends */
+    double corrupt { 0.0 };   /**< check mode: a packed message gets a byte flipped after its
+                                   checksum was computed (tests the check; off by default) */
 };
 
 /** @brief The settings of this process (FIELDSYNC_FAULTS). */

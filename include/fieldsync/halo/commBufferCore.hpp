@@ -149,6 +149,13 @@ public:
     /** @brief Whether neighbour slot @p k goes to MPI from / to the field directly. */
     [[nodiscard]] bool isDirect(std::size_t k) const noexcept { return direct_[k] != nullptr; }
 
+    /** @brief The memory of neighbour slot @p k: its in-place pointer, or its slice of the bytes.
+     */
+    [[nodiscard]] char* slotData(std::size_t k) const noexcept
+    {
+        return direct_[k] != nullptr ? static_cast<char*>(direct_[k]) : storage_ + byteOffsets_[k];
+    }
+
     /** @brief Whether some slot goes directly. */
     [[nodiscard]] bool anyDirect() const noexcept { return directCount_ > 0; }
 
@@ -251,6 +258,14 @@ public:
      * Returns false when a message could not be completed under the time-out.
      */
     bool cancelMessages() noexcept;
+
+    /**
+     * @brief After a failed check (check mode): settles the messages in flight through
+     * Transport::settle (receives flagged in @p cancel are cancelled, every other message is
+     * completed) and marks the direction complete and failed, so the claim can be finalised.
+     * Returns false when a message could not be completed under the time-out.
+     */
+    bool settle(std::span<const char> cancel, std::string_view name) noexcept;
 
 protected:
     /** @brief Claims the buffer: state, name, type and byte offsets; returns the bytes needed. */

@@ -38,6 +38,11 @@ struct CommitOptions
     bool checkPattern { true };
     /** @brief The back end; empty: FIELDSYNC_HALO_BACKEND (p2p, neighbour, auto), else p2p. */
     std::optional<BackEnd> backEnd {};
+    /**
+     * @brief Check mode for this Communicator's exchanges (a header and a checksum per message,
+     * doc/reliability.md); empty: the global setting, checkMode() (FIELDSYNC_CHECK).
+     */
+    std::optional<bool> check {};
 };
 
 } // namespace fieldsync::halo

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+// The check-mode steps of a halo exchange (doc/reliability.md, "Check mode of the halo
+// exchange"): at the start, seal (a header and a checksum per message) and send the headers on
+// the Communicator's one check tag; in the wait, compare the headers as they arrive, then the
+// checksums; at finalise, the cells sent in place. Off: one predictable branch per step.
+#include "communicatorState.hpp"
+
+#include "fieldsync/core/commKey.hpp"
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/settings.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+/** @brief Copies the end of @p text into @p out (with "..." in front when it is cut). */
+template<std::size_t N>
+void putText(char (&out)[N], const std::string& text)
+{
+    std::memset(out, 0, N);
+    if (text.size() < N)
+    {
+        std::memcpy(out, text.data(), text.size());
+        return;
+    }
+    const std::size_t keep = N - 4;
+    std::memcpy(out, "...", 3);
+    std::memcpy(out + 3, text.data() + text.size() - keep, keep);
+}
+
+/** @brief FNV-1a (64 bit) over the global ids (or, without ids, the indices) of @p cells. */
+std::uint64_t cellsHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
+{
+    std::uint64_t hash { 0xcbf29ce484222325ULL };
+    for (const LocalIndex cell : cells)
+    {
+        const auto value = static_cast<std::uint64_t>(
+            ids.empty() ? static_cast<std::int64_t>(cell) : ids[static_cast<std::size_t>(cell)]
+        );
+        hash = (hash ^ value) * 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+/** @brief The hash of each neighbour's list of @p map. */
+std::vector<std::uint64_t>
+hashesOf(const RankSimplexCommMap& map, std::span<const std::int64_t> ids)
+{
+    std::vector<std::uint64_t> hashes(map.neighbourCount());
+    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+    {
+        hashes[k] = cellsHash(
+            map.indices().subspan(map.offsets()[k], map.offsets()[k + 1] - map.offsets()[k]), ids
+        );
+    }
+    return hashes;
+}
+} // namespace
+
+void CommunicatorState::setUpCheck(const CommitOptions& options)
+{
+    check_ = options.check.value_or(checkMode());
+    globalIds_ = !options.globalIds.empty();
+    if (check_)
+    {
+        sendCells_ = hashesOf(sendMap_, options.globalIds);
+        receiveCells_ = hashesOf(receiveMap_, options.globalIds);
+    }
+}
+
+void CommunicatorState::checkedSends(
+    Exchange& exchange,
+    DuplexBuffer& buffer,
+    const Fields& fields,
+    std::size_t stride,
+    const std::source_location& where
+)
+{
+    if (exchange.check == nullptr)
+    {
+        exchange.check = std::make_unique<ExchangeCheck>();
+    }
+    ExchangeCheck& check = *exchange.check;
+    CheckHeader& mine = check.mine();
+    mine.key = exchange.key.hash() | (exchange.reverse ? (std::uint64_t { 1 } << 32) : 0);
+    mine.counter = ++check.started();
+    const char* type = fields.valueType().name();
+    mine.type = fnv1a32(type); // the mangled name: the same on every rank of one build
+    mine.cellBytes = stride * fields.valueSize();
+    mine.tag = backEnd_ == BackEnd::PointToPoint ? exchange.tag : -1;
+    mine.globalIds = globalIds_ ? 1 : 0;
+    putText(mine.keyName, exchange.key.name() + (exchange.reverse ? " (reverse)" : ""));
+    putText(mine.site, toString(where));
+    putText(mine.typeName, type);
+    check.seal(buffer.sendHalf(), exchange.reverse ? receiveCells_ : sendCells_);
+    buffer.startSends(where);
+    check.post(buffer.receiveHalf(), env_.comm(), checkTag, where);
+}
+
+bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_location& where)
+{
+    ExchangeCheck& check = *exchange.check;
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    if (!check.compared)
+    {
+        if (!check.headersDone(where))
+        {
+            return false; // headers first: a different key is found before any data wait
+        }
+        const std::string error = check.compare(
+            buffer.receiveHalf(), exchange.reverse ? sendCells_ : receiveCells_, env_.rank()
+        );
+        if (!error.empty())
+        {
+            failCheck(exchange, "halo check mode found a mismatch:" + error, where);
+        }
+        check.compared = true;
+    }
+    if (!buffer.isComplete(where))
+    {
+        return false;
+    }
+    if (!check.verified)
+    {
+        const std::string error = check.verifyReceived(buffer.receiveHalf(), env_.rank());
+        if (!error.empty())
+        {
+            failCheck(exchange, "halo check mode found a corrupted message:" + error, where);
+        }
+    }
+    return true;
+}
+
+void CommunicatorState::checkedWait(Exchange& exchange, const std::source_location& where)
+{
+    if (checkedTest(exchange, where))
+    {
+        return;
+    }
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    mpi::waitWithTimeout(
+        [&] { return checkedTest(exchange, where); },
+        [&]
+        {
+            std::string text = exchange.check->describePending();
+            for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
+            {
+                const std::string more = half->describePending(where);
+                text.append(!text.empty() && !more.empty() ? ", " : "").append(more);
+            }
+            return text;
+        },
+        policy(),
+        "communication",
+        exchange.key.name(),
+        where
+    );
+}
+
+void CommunicatorState::checkInPlace(Exchange& exchange, const std::source_location& where)
+{
+    const std::string error =
+        exchange.check->verifyInPlace(pool_[exchange.buffer].sendHalf(), env_.rank());
+    if (!error.empty())
+    {
+        failCheck(exchange, "halo check mode:" + error, where);
+    }
+}
+
+void CommunicatorState::failCheck(
+    Exchange& exchange, const std::string& error, const std::source_location& where
+)
+{
+    ExchangeCheck& check = *exchange.check;
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    const std::string& name = exchange.key.name();
+    // the peers' messages of other keys are taken (their senders complete), this rank's
+    // receives nobody sends are cancelled, every other message completes
+    const std::span<const char> cancel = check.drainOthers(env_.comm(), name);
+    const bool settled = buffer.receiveHalf().settle(cancel, name) &&
+                         buffer.sendHalf().settle({}, name) && check.finishHeaders(name);
+    if (settled)
+    {
+        buffer.finaliseComm(where);
+        release(exchange);
+    }
+    else // memory MPI may still touch (logged): its pool entry stays claimed, never reused
+    {
+        exchange.buffer = Exchange::npos;
+        release(exchange);
+    }
+    throw Error(error, where);
+}
+
+} // namespace fieldsync::halo

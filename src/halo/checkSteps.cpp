@@ -10,6 +10,7 @@
 #include "fieldsync/core/settings.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace fieldsync::halo
@@ -107,9 +108,9 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
     DuplexBuffer& buffer = pool_[exchange.buffer];
     if (!check.compared)
     {
-        if (!check.headersDone(where))
+        if (!check.headersDone(mailbox_, env_.comm(), checkTag, where))
         {
-            return false; // headers first: a different key is found before any data wait
+            return false; // headers first: they are compared before any data wait
         }
         const std::string error = check.compare(
             buffer.receiveHalf(), exchange.reverse ? sendCells_ : receiveCells_, env_.rank()
@@ -142,23 +143,49 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
         return;
     }
     DuplexBuffer& buffer = pool_[exchange.buffer];
-    mpi::waitWithTimeout(
-        [&] { return checkedTest(exchange, where); },
-        [&]
-        {
-            std::string text = exchange.check->describePending();
-            for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
+    const mpi::WaitPolicy policy = this->policy();
+    try
+    {
+        mpi::waitWithTimeout(
+            [&] { return checkedTest(exchange, where); },
+            [&]
             {
-                const std::string more = half->describePending(where);
-                text.append(!text.empty() && !more.empty() ? ", " : "").append(more);
-            }
-            return text;
-        },
-        policy(),
-        "communication",
-        exchange.key.name(),
-        where
-    );
+                std::string text = exchange.check->describePending(mailbox_);
+                for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
+                {
+                    const std::string more = half->describePending(where);
+                    text.append(!text.empty() && !more.empty() ? ", " : "").append(more);
+                }
+                return text;
+            },
+            policy,
+            "communication",
+            exchange.key.name(),
+            where
+        );
+    }
+    catch (const Error&)
+    {
+        // a peer that started another key instead: a mismatch, settled and raised as such
+        const std::string other = exchange.check->compared
+                                      ? std::string()
+                                      : exchange.check->otherKeys(mailbox_, env_.rank());
+        if (!other.empty())
+        {
+            char limit[32];
+            std::snprintf(limit, sizeof(limit), "%g", policy.timeoutSeconds);
+            failCheck(
+                exchange,
+                std::string("halo check mode found a mismatch at the wait time-out ("
+                            "FIELDSYNC_WAIT_TIMEOUT ")
+                    .append(limit)
+                    .append(" s):")
+                    .append(other),
+                where
+            );
+        }
+        throw;
+    }
 }
 
 void CommunicatorState::checkInPlace(Exchange& exchange, const std::source_location& where)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "bufferPool.hpp"
+#include "checkMailbox.hpp"
 #include "exchange.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
@@ -225,6 +226,7 @@ public:
     bool globalIds_ { false };                /**< the cell hashes are of global ids */
     std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
     std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
+    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
 };
 
 } // namespace fieldsync::halo

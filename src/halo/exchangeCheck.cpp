@@ -2,6 +2,8 @@
 // Check mode of one halo exchange: headers, checksums and their comparison.
 #include "exchangeCheck.hpp"
 
+#include "checkMailbox.hpp"
+
 #include "transport.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -33,22 +35,15 @@ void messagesOf(
     }
 }
 
-/** @brief A header text as a string (it may fill its array without a terminating zero). */
-template<std::size_t N>
-std::string text(const char (&chars)[N])
-{
-    return { chars, static_cast<std::size_t>(std::find(chars, chars + N, '\0') - chars) };
-}
-
 /** @brief "rank R (key 'K', started at S)" for the messages, from a header. */
 std::string startedText(int rank, const CheckHeader& h)
 {
     return std::string("rank ")
         .append(std::to_string(rank))
         .append(" started key '")
-        .append(text(h.keyName))
+        .append(headerText(h.keyName))
         .append("' at ")
-        .append(text(h.site));
+        .append(headerText(h.site));
 }
 
 /** @brief Completes @p request under the time-out (cancelled first when @p cancel). */
@@ -72,6 +67,16 @@ bool completeRequest(MPI_Request& request, bool cancel, std::string_view name) n
         "a check-mode message",
         name
     );
+}
+/** @brief Completes each of @p requests under the time-out; false when one could not. */
+bool completeAll(std::vector<MPI_Request>& requests, std::string_view name) noexcept
+{
+    bool done { true };
+    for (MPI_Request& request : requests)
+    {
+        done = completeRequest(request, false, name) && done;
+    }
+    return done;
 }
 } // namespace
 
@@ -117,7 +122,7 @@ ExchangeCheck::checksumOf(const mpi::SpaceOps& space, const char* data, std::siz
 
 void ExchangeCheck::seal(const CommBufferCore& send, std::span<const std::uint64_t> cells)
 {
-    static_cast<void>(finishHeaders(text(mine_.keyName))); // an earlier start left them
+    static_cast<void>(finishHeaders(headerText(mine_.keyName))); // an earlier start left them
     messagesOf(send, outSlots_, outRanks_);
     out_.assign(outSlots_.size(), mine_);
     for (std::size_t i = 0; i < out_.size(); ++i)
@@ -143,19 +148,10 @@ void ExchangeCheck::post(
 {
     messagesOf(receive, inSlots_, inRanks_);
     in_.resize(inSlots_.size());
-    inRequests_.assign(in_.size(), MPI_REQUEST_NULL);
+    found_.assign(in_.size(), 0);
     outRequests_.assign(out_.size(), MPI_REQUEST_NULL);
     compared = false;
     verified = false;
-    for (std::size_t i = 0; i < in_.size(); ++i)
-    {
-        FIELDSYNC_MPI_AT(
-            MPI_Irecv(
-                &in_[i], sizeof(CheckHeader), MPI_BYTE, inRanks_[i], tag, comm, &inRequests_[i]
-            ),
-            where
-        );
-    }
     for (std::size_t i = 0; i < out_.size(); ++i)
     {
         FIELDSYNC_MPI_AT(
@@ -167,23 +163,49 @@ void ExchangeCheck::post(
     }
 }
 
-bool ExchangeCheck::headersDone(const std::source_location& where)
+bool ExchangeCheck::headersDone(
+    CheckMailbox& mailbox, MPI_Comm comm, int tag, const std::source_location& where
+)
 {
-    int in { 0 };
+    mailbox.pump(comm, tag, where);
+    bool all { true };
+    for (std::size_t i = 0; i < in_.size(); ++i)
+    {
+        if (found_[i] == 0 && mailbox.take(inRanks_[i], mine_.key, in_[i]))
+        {
+            found_[i] = 1;
+        }
+        all = all && found_[i] != 0;
+    }
     int out { 0 };
-    FIELDSYNC_MPI_AT(
-        MPI_Testall(
-            static_cast<int>(inRequests_.size()), inRequests_.data(), &in, MPI_STATUSES_IGNORE
-        ),
-        where
-    );
     FIELDSYNC_MPI_AT(
         MPI_Testall(
             static_cast<int>(outRequests_.size()), outRequests_.data(), &out, MPI_STATUSES_IGNORE
         ),
         where
     );
-    return in != 0 && out != 0;
+    return all && out != 0;
+}
+
+std::string ExchangeCheck::otherKeys(CheckMailbox& mailbox, int me)
+{
+    std::string error;
+    for (std::size_t i = 0; i < in_.size(); ++i)
+    {
+        if (found_[i] != 0 || !mailbox.takeOther(inRanks_[i], mine_.key, in_[i]))
+        {
+            continue;
+        }
+        found_[i] = 1;
+        error.append("\n  ")
+            .append(startedText(me, mine_))
+            .append(" but ")
+            .append(startedText(inRanks_[i], in_[i]))
+            .append(" and has not started it (rank ")
+            .append(std::to_string(inRanks_[i]))
+            .append(" probably skipped or reordered a call, or waits for a peer that did)");
+    }
+    return error;
 }
 
 std::string ExchangeCheck::compare(
@@ -196,18 +218,6 @@ std::string ExchangeCheck::compare(
         const CheckHeader& h = in_[i];
         const int peer = inRanks_[i];
         const std::size_t k = inSlots_[i];
-        if (h.key != mine_.key)
-        {
-            error.append("\n  ")
-                .append(startedText(me, mine_))
-                .append(" but ")
-                .append(startedText(peer, h))
-                .append(" (check mode: ranks must start the exchanges they share in the same "
-                        "order; rank ")
-                .append(std::to_string(peer))
-                .append(" probably skipped or reordered a call)");
-            continue;
-        }
         std::string diff;
         const auto add = [&diff](const std::string& part)
         {
@@ -221,10 +231,10 @@ std::string ExchangeCheck::compare(
         }
         if (h.type != mine_.type || h.cellBytes != mine_.cellBytes)
         {
-            add("element type '" + text(mine_.typeName) + "' (" + std::to_string(mine_.cellBytes) +
-                " bytes per cell) on rank " + std::to_string(me) + ", '" + text(h.typeName) +
-                "' (" + std::to_string(h.cellBytes) + " bytes per cell) on rank " +
-                std::to_string(peer));
+            add("element type '" + headerText(mine_.typeName) + "' (" +
+                std::to_string(mine_.cellBytes) + " bytes per cell) on rank " + std::to_string(me) +
+                ", '" + headerText(h.typeName) + "' (" + std::to_string(h.cellBytes) +
+                " bytes per cell) on rank " + std::to_string(peer));
         }
         if (h.bytes != receive.bytesOf(k))
         {
@@ -245,7 +255,7 @@ std::string ExchangeCheck::compare(
         if (!diff.empty())
         {
             error.append("\n  exchange '")
-                .append(text(mine_.keyName))
+                .append(headerText(mine_.keyName))
                 .append("': ")
                 .append(startedText(me, mine_))
                 .append(", ")
@@ -267,11 +277,11 @@ std::string ExchangeCheck::verifyReceived(const CommBufferCore& receive, int me)
         if (sum != in_[i].checksum)
         {
             error.append("\n  exchange '")
-                .append(text(mine_.keyName))
+                .append(headerText(mine_.keyName))
                 .append("': the message from rank ")
                 .append(std::to_string(inRanks_[i]))
                 .append(" (started at ")
-                .append(text(in_[i].site))
+                .append(headerText(in_[i].site))
                 .append(") arrived at rank ")
                 .append(std::to_string(me))
                 .append(" with another checksum than rank ")
@@ -294,9 +304,9 @@ std::string ExchangeCheck::verifyInPlace(const CommBufferCore& send, int me)
             checksumOf(send.space(), send.slotData(k), out_[i].bytes) != out_[i].checksum)
         {
             error.append("\n  exchange '")
-                .append(text(mine_.keyName))
+                .append(headerText(mine_.keyName))
                 .append("' (started at ")
-                .append(text(mine_.site))
+                .append(headerText(mine_.site))
                 .append("): send cells changed while in flight: rank ")
                 .append(std::to_string(me))
                 .append(" wrote the cells it sends in place to rank ")
@@ -347,42 +357,39 @@ std::span<const char> ExchangeCheck::drainOthers(MPI_Comm comm, std::string_view
 
 bool ExchangeCheck::finishHeaders(std::string_view name) noexcept
 {
-    bool done { true };
-    for (MPI_Request& request : inRequests_)
-    {
-        done = completeRequest(request, true, name) && done;
-    }
-    for (MPI_Request& request : outRequests_)
-    {
-        done = completeRequest(request, false, name) && done;
-    }
-    return done;
+    return completeAll(outRequests_, name);
 }
 
-std::string ExchangeCheck::describePending()
+std::string ExchangeCheck::describePending(const CheckMailbox& mailbox)
 {
     std::string text;
-    const auto add = [&text](
-                         const std::vector<MPI_Request>& requests,
-                         const std::vector<int>& ranks,
-                         const char* what
-                     )
+    for (std::size_t i = 0; i < in_.size(); ++i)
     {
-        for (std::size_t i = 0; i < requests.size(); ++i)
+        if (found_[i] != 0)
         {
-            int flag { 1 };
-            if (requests[i] != MPI_REQUEST_NULL)
-            {
-                MPI_Request_get_status(requests[i], &flag, MPI_STATUS_IGNORE);
-            }
-            if (flag == 0)
-            {
-                text.append(text.empty() ? "" : ", ").append(what).append(std::to_string(ranks[i]));
-            }
+            continue;
         }
-    };
-    add(inRequests_, inRanks_, "check header from rank ");
-    add(outRequests_, outRanks_, "check header to rank ");
+        const std::string other = mailbox.describe(inRanks_[i]);
+        text.append(text.empty() ? "" : ", ")
+            .append("check header from rank ")
+            .append(std::to_string(inRanks_[i]))
+            .append(other.empty() ? "" : " (from it arrived instead: rank ")
+            .append(other.empty() ? "" : std::to_string(inRanks_[i]) + " " + other + ")");
+    }
+    for (std::size_t i = 0; i < outRequests_.size(); ++i)
+    {
+        int flag { 1 };
+        if (outRequests_[i] != MPI_REQUEST_NULL)
+        {
+            MPI_Request_get_status(outRequests_[i], &flag, MPI_STATUS_IGNORE);
+        }
+        if (flag == 0)
+        {
+            text.append(text.empty() ? "" : ", ")
+                .append("check header to rank ")
+                .append(std::to_string(outRanks_[i]));
+        }
+    }
     return text;
 }
 

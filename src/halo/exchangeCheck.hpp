@@ -6,6 +6,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <source_location>
 #include <span>
@@ -41,6 +42,15 @@ struct CheckHeader
     char typeName[32] {};          /**< the element type's (mangled) name (its end) */
 };
 
+/** @brief A header text as a string (it may fill its array without a terminating zero). */
+template<std::size_t N>
+std::string headerText(const char (&chars)[N])
+{
+    return { chars, static_cast<std::size_t>(std::find(chars, chars + N, '\0') - chars) };
+}
+
+class CheckMailbox;
+
 /**
  * @brief The check-mode state of one exchange (a key of a Communicator): this rank's header,
  * the headers sent to and received from each neighbour with their requests, and the checksums.
@@ -73,12 +83,27 @@ public:
      */
     void seal(const CommBufferCore& send, std::span<const std::uint64_t> cells);
 
-    /** @brief After the sends are posted: posts the header receives and sends the headers. */
+    /**
+     * @brief After the sends are posted: sends the headers; the peers' headers are awaited in
+     * the Communicator's mailbox (headersDone).
+     */
     void
     post(const CommBufferCore& receive, MPI_Comm comm, int tag, const std::source_location& where);
 
-    /** @brief One test of the header messages: true when all have arrived and been sent. */
-    [[nodiscard]] bool headersDone(const std::source_location& where);
+    /**
+     * @brief Takes this exchange's headers from @p mailbox (received first, on @p tag of
+     * @p comm); true when every peer's header is there and this rank's were sent.
+     */
+    [[nodiscard]] bool
+    headersDone(CheckMailbox& mailbox, MPI_Comm comm, int tag, const std::source_location& where);
+
+    /**
+     * @brief After the wait timed out before every header came: for each peer whose header
+     * is missing but whose header of another exchange arrived, "rank me started key A at ...
+     * but rank p started key B at ..."; that header then stands in for the missing one (so
+     * drainOthers takes the message it announced). Empty when there is none.
+     */
+    [[nodiscard]] std::string otherKeys(CheckMailbox& mailbox, int me);
 
     /**
      * @brief The differences between each received header and what this rank expects (its own
@@ -104,8 +129,11 @@ public:
     /** @brief Completes (or cancels) the header messages in flight; false when one could not. */
     bool finishHeaders(std::string_view name) noexcept;
 
-    /** @brief The header messages still pending, e.g. "check header from rank 1". */
-    [[nodiscard]] std::string describePending();
+    /**
+     * @brief The headers still awaited, e.g. "check header from rank 1 (rank 1 started key
+     * 'b' at x.cpp:12)" with what else arrived from that rank, and unsent headers.
+     */
+    [[nodiscard]] std::string describePending(const CheckMailbox& mailbox);
 
     /** @brief Whether the received headers were compared (and agreed) in this exchange. */
     bool compared { false };
@@ -125,7 +153,7 @@ private:
     std::vector<int> outRanks_;            /**< peer of each send message */
     std::vector<int> inRanks_;             /**< peer of each receive message */
     std::vector<MPI_Request> outRequests_; /**< header sends */
-    std::vector<MPI_Request> inRequests_;  /**< header receives */
+    std::vector<char> found_;              /**< per receive message: its header was taken */
     std::vector<char> cancel_;             /**< drainOthers' answer */
     std::vector<char> scratch_;            /**< host copy of device bytes; drained messages */
 };

@@ -18,6 +18,8 @@
 #endif
 
 #include <algorithm>
+#include <array>
+#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -611,6 +613,52 @@ double maxOverMean(const mpi::MPIEnvironment& env, double value)
     return sum > 0.0 ? largest * env.sizeRank() / sum : 1.0;
 }
 
+/**
+ * @brief The cost model of the moving load, fitted to the measured compute times: time = a *
+ * cells + b * sub-steps per rank and interval, least squares over the ranks and every interval
+ * so far (the sums of the normal equations, kept); a sub-step weighs b / a cell updates.
+ */
+class LoadModel
+{
+public:
+    /** @brief The starting weight, until a fit exists. */
+    explicit LoadModel(double weight) : weight_(weight) {}
+
+    /** @brief Collective: adds this rank's interval (@p seconds, @p cells, @p subSteps). */
+    void add(const mpi::MPIEnvironment& env, double seconds, double cells, double subSteps)
+    {
+        std::array<double, 5> terms { cells * cells,
+                                      cells * subSteps,
+                                      subSteps * subSteps,
+                                      seconds * cells,
+                                      seconds * subSteps };
+        mpi::allReduce(std::span<double>(terms), mpi::ReduceOp::Sum, env.comm());
+        for (std::size_t i { 0 }; i < terms.size(); ++i)
+        {
+            sums_[i] += terms[i];
+        }
+        const double det { sums_[0] * sums_[2] - sums_[1] * sums_[1] };
+        // ranks whose sub-steps are proportional to their cells do not tell a from b
+        if (det <= 1e-9 * sums_[0] * sums_[2])
+        {
+            return;
+        }
+        const double a { (sums_[3] * sums_[2] - sums_[4] * sums_[1]) / det };
+        const double b { (sums_[0] * sums_[4] - sums_[1] * sums_[3]) / det };
+        if (a > 0.0 && b > 0.0)
+        {
+            weight_ = b / a;
+        }
+    }
+
+    /** @brief The cost of one sub-step in cell updates. */
+    [[nodiscard]] double weight() const noexcept { return weight_; }
+
+private:
+    double weight_;                 /**< b / a of the last fit, or the starting value */
+    std::array<double, 5> sums_ {}; /**< sum c^2, c k, k^2, t c, t k over ranks and intervals */
+};
+
 /** @brief What a distributed run replaces when it rebalances. */
 struct RankState
 {
@@ -630,6 +678,7 @@ void rebalance(
     const HeatOptions& options,
     double when,
     double measured,
+    double subStepWeight,
     DistributedRun& result,
     RankState& state
 )
@@ -640,7 +689,7 @@ void rebalance(
     int dim { 2 };
     for (std::size_t i { 0 }; i < extra.size(); ++i)
     {
-        weights[i] = 1.0 + options.load.subStepWeight * extra[i];
+        weights[i] = 1.0 + subStepWeight * extra[i];
         centroids[i] = result.piece.centroid(i);
         dim = std::max(dim, dimension(result.piece.shape(i)));
     }
@@ -660,10 +709,12 @@ void rebalance(
     if (options.verbose && env.rank() == 0)
     {
         std::printf(
-            "  rebalance (%s): compute imbalance %.3f; weight imbalance %.3f -> %.3f; %lld cells "
-            "moved; partition %.4f s, migration %.4f s, rebuild halo %.4f s + solver %.4f s\n",
+            "  rebalance (%s): compute imbalance %.3f; sub-step weight %.3f; weight imbalance %.3f "
+            "-> %.3f; %lld cells moved; partition %.4f s, migration %.4f s, rebuild halo %.4f s "
+            "+ solver %.4f s\n",
             partition::toString(options.load.method).c_str(),
             measured,
+            subStepWeight,
             r.imbalanceBefore,
             r.imbalanceAfter,
             static_cast<long long>(r.cellsMoved),
@@ -693,15 +744,27 @@ HeatStats runIntervals(
     const bool intervals { load.extra > 0 || load.threshold > 0.0 };
     const int every { intervals ? std::max(1, load.interval) : std::max(1, options.steps) };
     HeatStats total;
+    LoadModel model { load.subStepWeight };
     for (int first { 1 }; first <= options.steps; first += every)
     {
         HeatOptions part { options };
         part.steps = std::min(every, options.steps - first + 1);
         const double when { (first - 1 + 0.5 * part.steps) / options.steps };
-        state.solver->setLoad(HeatSolver::loadAt(result.piece, load, when));
+        const std::vector<int> extra { HeatSolver::loadAt(result.piece, load, when) };
+        state.solver->setLoad(extra);
         const HeatStats s { state.solver->run(&state.comm, env, result.dt, part, first) };
         accumulate(total, s);
         const double imbalance { maxOverMean(env, s.compute) };
+        if (load.extra > 0)
+        {
+            const std::size_t owned { result.layout.nOwned() };
+            const double subSteps { std::accumulate(
+                extra.begin(), extra.begin() + static_cast<std::ptrdiff_t>(owned), 0.0
+            ) };
+            model.add(
+                env, s.compute, static_cast<double>(owned) * part.steps, subSteps * part.steps
+            );
+        }
         if (intervals && options.verbose && env.rank() == 0)
         {
             std::printf(
@@ -716,7 +779,9 @@ HeatStats runIntervals(
         {
 #if FIELDSYNC_HAVE_ZOLTAN
             const double next { (first - 1 + part.steps + 0.5 * every) / options.steps };
-            rebalance(env, source, options, std::min(next, 1.0), imbalance, result, state);
+            rebalance(
+                env, source, options, std::min(next, 1.0), imbalance, model.weight(), result, state
+            );
             ++result.rebalances;
 #else
             (void)source;

@@ -38,7 +38,12 @@ struct LoadOptions
     int interval { 50 };      /**< steps between imbalance measurements */
     double threshold { 0.0 }; /**< rebalance when max/mean compute time exceeds it (0: never) */
     partition::RebalanceMethod method { partition::RebalanceMethod::Hsfc }; /**< Zoltan method */
-    double subStepWeight { 1.0 }; /**< cost of one sub-step relative to a cell update (weights) */
+    /**
+     * @brief Cost of one sub-step relative to a cell update, the weights' starting value; each
+     * interval refits it to the measured compute times (least squares over the ranks and the
+     * intervals so far of time = a * cells + b * sub-steps; weight = b / a).
+     */
+    double subStepWeight { 1.0 };
 };
 
 /** @brief Settings of a heat run. */

@@ -603,14 +603,14 @@ void accumulate(HeatStats& total, const HeatStats& part)
     total.exchanges += part.exchanges;
 }
 
-/** @brief Collective: max / mean over the ranks of @p value. */
-double maxOverMean(const mpi::MPIEnvironment& env, double value)
+/** @brief Collective: max / mean over the ranks of @p value, and the max. */
+std::pair<double, double> maxOverMean(const mpi::MPIEnvironment& env, double value)
 {
     double largest { value };
     double sum { value };
     mpi::allReduce(largest, mpi::ReduceOp::Max, env.comm());
     mpi::allReduce(sum, mpi::ReduceOp::Sum, env.comm());
-    return sum > 0.0 ? largest * env.sizeRank() / sum : 1.0;
+    return { sum > 0.0 ? largest * env.sizeRank() / sum : 1.0, largest };
 }
 
 /**
@@ -670,9 +670,10 @@ struct RankState
 /**
  * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u,
  * rebuilds the layout, the Communicator, the mesh piece and the solver, and prints the report
- * (rank 0) with the compute imbalance @p measured that triggered it.
+ * (rank 0) with the compute imbalance @p measured that triggered it. Returns what it cost
+ * (seconds: partition, migration and both rebuilds, each the slowest rank's).
  */
-void rebalance(
+double rebalance(
     const mpi::MPIEnvironment& env,
     const MeshSource& source,
     const HeatOptions& options,
@@ -724,6 +725,7 @@ void rebalance(
             setUp
         );
     }
+    return r.partitionSeconds + r.migrationSeconds + r.rebuildSeconds + setUp;
 }
 #endif
 
@@ -745,6 +747,8 @@ HeatStats runIntervals(
     const int every { intervals ? std::max(1, load.interval) : std::max(1, options.steps) };
     HeatStats total;
     LoadModel model { load.subStepWeight };
+    double paid { -1.0 };         // what the last rebalance cost, until the next interval reports
+    double slowestBefore { 0.0 }; // the slowest rank's compute per step before it
     for (int first { 1 }; first <= options.steps; first += every)
     {
         HeatOptions part { options };
@@ -754,7 +758,8 @@ HeatStats runIntervals(
         state.solver->setLoad(extra);
         const HeatStats s { state.solver->run(&state.comm, env, result.dt, part, first) };
         accumulate(total, s);
-        const double imbalance { maxOverMean(env, s.compute) };
+        const auto [imbalance, slowest] { maxOverMean(env, s.compute) };
+        const double perStep { slowest / part.steps };
         if (load.extra > 0)
         {
             const std::size_t owned { result.layout.nOwned() };
@@ -774,14 +779,28 @@ HeatStats runIntervals(
                 imbalance
             );
         }
+        if (paid >= 0.0 && options.verbose && env.rank() == 0) // the interval after a rebalance
+        {
+            std::printf(
+                "  after the rebalance: slowest rank's compute %.3g s per step (was %.3g s): "
+                "saves %.4f s over these %d steps, against %.4f s the rebalance cost\n",
+                perStep,
+                slowestBefore,
+                (slowestBefore - perStep) * part.steps,
+                part.steps,
+                paid
+            );
+        }
+        paid = -1.0;
         const bool more { first + part.steps <= options.steps };
         if (load.threshold > 0.0 && imbalance > load.threshold && more)
         {
 #if FIELDSYNC_HAVE_ZOLTAN
             const double next { (first - 1 + part.steps + 0.5 * every) / options.steps };
-            rebalance(
+            paid = rebalance(
                 env, source, options, std::min(next, 1.0), imbalance, model.weight(), result, state
             );
+            slowestBefore = perStep;
             ++result.rebalances;
 #else
             (void)source;

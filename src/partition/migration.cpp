@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <new>
 #include <numeric>
 
 namespace fieldsync::partition
@@ -178,22 +179,37 @@ void Migration::moveRows(
     std::vector<std::vector<std::byte>> received(receiveRanks_.size());
     std::vector<std::vector<std::byte>> sent(sendRanks_.size());
     postReceives(rowBytes, received, requests, where);
+    const std::size_t receives { requests.size() };
     postSends(oldRows, rowBytes, sent, received, requests, where);
-    mpi::waitWithTimeout(
-        [&requests]
-        {
-            int done { 0 };
-            MPI_Testall(
-                static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE
-            );
-            return done != 0;
-        },
-        [&requests] { return std::to_string(requests.size()) + " row messages"; },
-        mpi::WaitPolicy::fromEnvironment(),
-        "migration",
-        "Migration::moveRows",
-        where
-    );
+    try
+    {
+        mpi::waitWithTimeout(
+            [&requests, &where]
+            {
+                int done { 0 };
+                FIELDSYNC_MPI_AT(
+                    MPI_Testall(
+                        static_cast<int>(requests.size()),
+                        requests.data(),
+                        &done,
+                        MPI_STATUSES_IGNORE
+                    ),
+                    where
+                );
+                return done != 0;
+            },
+            [&requests] { return std::to_string(requests.size()) + " row messages"; },
+            mpi::WaitPolicy::fromEnvironment(),
+            "migration",
+            "Migration::moveRows",
+            where
+        );
+    }
+    catch (...)
+    {
+        keepInFlight(std::move(requests), receives, std::move(received), std::move(sent));
+        throw;
+    }
     // each arrived row to its place in the new (ascending id) numbering
     for (std::size_t p { 0 }; p < receiveRanks_.size(); ++p)
     {
@@ -238,6 +254,33 @@ void Migration::postReceives(
             );
         }
     }
+}
+
+void Migration::keepInFlight(
+    std::vector<MPI_Request> requests,
+    std::size_t receives,
+    std::vector<std::vector<std::byte>> received,
+    std::vector<std::vector<std::byte>> sent
+) noexcept
+{
+    // A wait that failed (its time-out as an error) leaves messages in flight: the receives are
+    // cancelled, and what MPI may still read or write is kept, never freed (a bounded leak
+    // after an error, instead of MPI writing into freed memory).
+    for (std::size_t i { 0 }; i < receives; ++i)
+    {
+        if (requests[i] != MPI_REQUEST_NULL)
+        {
+            MPI_Cancel(&requests[i]);
+        }
+    }
+    struct InFlight
+    {
+        std::vector<MPI_Request> requests;            /**< still pending */
+        std::vector<std::vector<std::byte>> received; /**< their receive buffers */
+        std::vector<std::vector<std::byte>> sent;     /**< their send buffers */
+    };
+    static_cast<void>(new (std::nothrow)
+                          InFlight { std::move(requests), std::move(received), std::move(sent) });
 }
 
 void Migration::postSends(

@@ -115,6 +115,17 @@ private:
         const std::source_location& where
     ) const;
 
+    /**
+     * @brief moveRows() after a failed wait: cancels the receives and keeps every buffer MPI
+     * may still use (never freed), so no message lands in freed memory.
+     */
+    static void keepInFlight(
+        std::vector<MPI_Request> requests,
+        std::size_t receives,
+        std::vector<std::vector<std::byte>> received,
+        std::vector<std::vector<std::byte>> sent
+    ) noexcept;
+
     /** @brief moveRows() step: packs and sends; the rows that stay go to @p received. */
     void postSends(
         std::span<const std::byte> oldRows,

@@ -74,6 +74,15 @@ phase_tests() {
     for np in 1 2; do
         run tests 300 "$np" "$s/cuda/test_heat"
     done
+    # check mode on device fields: headers, checksums of device memory, a corrupting fault
+    for np in 2 3; do
+        RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000" run tests 300 "$np" "$s/cuda/test_halo_exchange_check"
+    done
+    RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000 FIELDSYNC_HALO_BACKEND=neighbour" \
+        run tests 300 2 "$s/cuda/test_halo_exchange_check"
+    RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000 FIELDSYNC_FAULTS=seed:5,delay:0,early:0,staging:0,order:0,corrupt:1" \
+        run tests 300 2 "$s/cuda/test_halo_exchange_check"
+    RUN_ENV="FIELDSYNC_CHECK=1 FIELDSYNC_WAIT_TIMEOUT=1000" run tests 300 2 "$s/cuda/test_halo_communicator"
 }
 
 # Some of the tests again: ONLY="test_a test_b" tools/gpu/device-run.sh only

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// backend_bench: the Communicator's two back ends, and Auto's choice, on the example solver's
+// backend_bench: the Communicator's back ends, and Auto's choice, on the example solver's
 // pattern (fieldsync-heat's generated triangle mesh, partitioned as the solver does).
 //
-// For each mesh size and number of components: three Communicators on the same maps, committed
-// with BackEnd::PointToPoint, BackEnd::NeighbourCollective and BackEnd::Auto. Interleaved batch
-// by batch (A, B, C, A, B, C, ...) after a warm-up, each batch preceded by a barrier; the time per
-// exchange is the maximum over ranks; the median of 11 rounds is reported. Every ghost is checked
-// against its global id before timing. Prints a table and writes JSON (--json PATH).
+// For each mesh size and number of components: one Communicator per back end on the same maps,
+// committed with BackEnd::PointToPoint, BackEnd::NeighbourCollective, BackEnd::PersistentNeighbour
+// (where the MPI library has MPI_Neighbor_alltoallv_init; a column of "-" elsewhere) and
+// BackEnd::Auto. Interleaved batch by batch (A, B, C, D, A, B, ...) after a warm-up, each batch
+// preceded by a barrier; the time per exchange is the maximum over ranks; the median of 11 rounds
+// is reported. Every ghost is checked against its global id before timing. Prints a table and
+// writes JSON (--json PATH).
 #include "gridMesh.hpp"
 #include "heatSolver.hpp"
 
@@ -39,7 +41,7 @@ struct Row
     int nx { 0 };
     int components { 0 };
     double ghostBytes { 0 };
-    double seconds[3] {};
+    double seconds[4] {}; /**< p2p, neighbour, persistent (0: unavailable), auto */
     fh::BackEnd autoChoice { fh::BackEnd::PointToPoint };
 };
 
@@ -104,9 +106,14 @@ Row measure(const fm::MPIEnvironment& env, int nx, int components)
     double ghosts = static_cast<double>(layout.nLocal() - layout.nOwned());
     fm::allReduce(ghosts, fm::ReduceOp::Max, env.comm());
     row.ghostBytes = ghosts * components * sizeof(double);
-    const fh::BackEnd backEnds[3] { fh::BackEnd::PointToPoint,
-                                    fh::BackEnd::NeighbourCollective,
-                                    fh::BackEnd::Auto };
+    std::vector<fh::BackEnd> backEnds { fh::BackEnd::PointToPoint,
+                                        fh::BackEnd::NeighbourCollective };
+    if (fh::persistentNeighbourAvailable())
+    {
+        backEnds.push_back(fh::BackEnd::PersistentNeighbour);
+    }
+    backEnds.push_back(fh::BackEnd::Auto);
+    const int count = static_cast<int>(backEnds.size());
     std::vector<fh::Communicator> comms;
     std::vector<Field> fields;
     for (const auto b : backEnds)
@@ -123,12 +130,12 @@ Row measure(const fm::MPIEnvironment& env, int nx, int components)
             throw fieldsync::Error(std::string("wrong ghost with back end ") + fh::toString(b));
         }
     }
-    row.autoChoice = comms[2].backEnd();
+    row.autoChoice = comms.back().backEnd();
     const int exchanges = row.ghostBytes < 65536 ? 200 : 40;
-    std::vector<double> samples[3];
+    std::vector<double> samples[4];
     for (int round = 0; round < 13; ++round)
     {
-        for (int b = 0; b < 3; ++b)
+        for (int b = 0; b < count; ++b)
         {
             const double s = batchSeconds(
                 comms[static_cast<std::size_t>(b)],
@@ -142,10 +149,10 @@ Row measure(const fm::MPIEnvironment& env, int nx, int components)
             }
         }
     }
-    for (int b = 0; b < 3; ++b)
+    for (int b = 0; b < count; ++b) // without the persistent one, Auto goes in column 3
     {
         std::sort(samples[b].begin(), samples[b].end());
-        row.seconds[b] = samples[b][samples[b].size() / 2];
+        row.seconds[b == count - 1 ? 3 : b] = samples[b][samples[b].size() / 2];
     }
     return row;
 }
@@ -178,30 +185,38 @@ int main(int argc, char** argv)
     {
         std::printf(
             "backend_bench: %d ranks, fieldsync-heat mesh (2 nx^2 triangles), median of 11 "
-            "interleaved rounds, max over ranks\n%6s %5s %11s %9s %9s %9s %13s %10s\n",
+            "interleaved rounds, max over ranks\n%6s %5s %11s %9s %9s %9s %9s %19s %10s\n",
             env.sizeRank(),
             "nx",
             "comps",
             "ghostB/rank",
             "p2p us",
             "nbr us",
+            "pnbr us",
             "auto us",
             "auto chose",
             "auto/best"
         );
         for (const Row& r : rows)
         {
-            const double best = std::min(r.seconds[0], r.seconds[1]);
+            double best = std::min(r.seconds[0], r.seconds[1]);
+            best = r.seconds[2] > 0 ? std::min(best, r.seconds[2]) : best;
+            char persistentText[16] { "-" };
+            if (r.seconds[2] > 0)
+            {
+                std::snprintf(persistentText, sizeof persistentText, "%.2f", r.seconds[2] * 1e6);
+            }
             std::printf(
-                "%6d %5d %11.0f %9.2f %9.2f %9.2f %13s %10.3f\n",
+                "%6d %5d %11.0f %9.2f %9.2f %9s %9.2f %19s %10.3f\n",
                 r.nx,
                 r.components,
                 r.ghostBytes,
                 r.seconds[0] * 1e6,
                 r.seconds[1] * 1e6,
-                r.seconds[2] * 1e6,
+                persistentText,
+                r.seconds[3] * 1e6,
                 fh::toString(r.autoChoice),
-                r.seconds[2] / best
+                r.seconds[3] / best
             );
         }
         if (!json.empty())
@@ -214,8 +229,8 @@ int main(int argc, char** argv)
                 out << (i ? ",\n" : "\n") << "{\"nx\": " << r.nx
                     << ", \"components\": " << r.components << ", \"ghost_bytes\": " << r.ghostBytes
                     << ", \"p2p_s\": " << r.seconds[0] << ", \"neighbour_s\": " << r.seconds[1]
-                    << ", \"auto_s\": " << r.seconds[2] << ", \"auto_choice\": \""
-                    << fh::toString(r.autoChoice) << "\"}";
+                    << ", \"persistent_s\": " << r.seconds[2] << ", \"auto_s\": " << r.seconds[3]
+                    << ", \"auto_choice\": \"" << fh::toString(r.autoChoice) << "\"}";
             }
             out << "\n]\n";
         }

@@ -170,6 +170,8 @@ def collectives(d, plots):
 def backend(d, plots):
     for (nc,), rows in groups(d, "components").items():
         names = (("p2p", "p2p_s"), ("neighbour", "neighbour_s"), ("auto", "auto_s"))
+        if any(r.get("persistent_s", 0) > 0 for r in rows):  # where MPI has it
+            names += (("persistent", "persistent_s"),)
         plots.add("backend_%dc" % nc, "backend_bench: back ends, %d components" % nc,
                   "ghost bytes per rank", [(n, column(rows, "ghost_bytes", k, US)) for n, k in names])
         plots.add("backend_ratio_%dc" % nc, "backend_bench: / p2p, %d components" % nc,

@@ -127,6 +127,57 @@ std::string compareDirection(
     }
     return {};
 }
+
+/** @brief The first line of MPI_Get_library_version ("MPICH Version: 4.0.2"). */
+std::string mpiLibrary()
+{
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] {};
+    int length { 0 };
+    MPI_Get_library_version(text, &length);
+    std::string library(text, static_cast<std::size_t>(std::max(length, 0)));
+    return library.substr(0, library.find_first_of("\n\r"));
+}
+
+/**
+ * @brief The back end @p options or FIELDSYNC_HALO_BACKEND asks for; an unknown name, or the
+ * persistent one where the MPI library lacks it, is an Error (the same on every rank).
+ */
+BackEnd chooseBackEnd(const CommitOptions& options, const std::source_location& where)
+{
+    const std::string fromEnvironment = envString("FIELDSYNC_HALO_BACKEND", "p2p");
+    const std::pair<const char*, BackEnd> names[] {
+        { "p2p", BackEnd::PointToPoint },
+        { "neighbour", BackEnd::NeighbourCollective },
+        { "neighbour-persistent", BackEnd::PersistentNeighbour },
+        { "auto", BackEnd::Auto },
+    };
+    std::optional<BackEnd> chosen = options.backEnd;
+    for (const auto& [name, backEnd] : names)
+    {
+        chosen = !chosen && fromEnvironment == name ? std::optional(backEnd) : chosen;
+    }
+    FIELDSYNC_CHECK_AT(
+        chosen,
+        "FIELDSYNC_HALO_BACKEND='" + fromEnvironment +
+            "' is none of p2p, neighbour, neighbour-persistent, auto",
+        where
+    );
+    if (*chosen == BackEnd::PersistentNeighbour && !persistentNeighbourAvailable())
+    {
+        std::string setting = options.backEnd
+                                  ? std::string("CommitOptions::backEnd = PersistentNeighbour")
+                                  : "FIELDSYNC_HALO_BACKEND=" + fromEnvironment;
+        throw Error(
+            setting.append(" asks for MPI_Neighbor_alltoallv_init (MPI-4), which the MPI library ")
+                .append("fieldsync was built with does not have (")
+                .append(mpiLibrary())
+                .append("); use neighbour, p2p or auto, or build with an MPI-4 library such as ")
+                .append("MPICH 4"),
+            where
+        );
+    }
+    return *chosen;
+}
 } // namespace
 
 const char* toString(BackEnd backEnd) noexcept
@@ -137,6 +188,8 @@ const char* toString(BackEnd backEnd) noexcept
         return "PointToPoint";
     case BackEnd::NeighbourCollective:
         return "NeighbourCollective";
+    case BackEnd::PersistentNeighbour:
+        return "PersistentNeighbour";
     case BackEnd::Auto:
         return "Auto";
     }
@@ -169,18 +222,7 @@ void CommunicatorState::commit(
         }
         mpi::raiseIfAnyFailed(env_.comm(), error, where);
     }
-    const std::string fromEnvironment = envString("FIELDSYNC_HALO_BACKEND", "p2p");
-    BackEnd chosen = options.backEnd.value_or(
-        fromEnvironment == "neighbour" ? BackEnd::NeighbourCollective
-        : fromEnvironment == "auto"    ? BackEnd::Auto
-                                       : BackEnd::PointToPoint
-    );
-    FIELDSYNC_CHECK_AT(
-        options.backEnd || fromEnvironment == "p2p" || fromEnvironment == "neighbour" ||
-            fromEnvironment == "auto",
-        "FIELDSYNC_HALO_BACKEND='" + fromEnvironment + "' is none of p2p, neighbour, auto",
-        where
-    );
+    const BackEnd chosen = chooseBackEnd(options, where);
     if (chosen != BackEnd::PointToPoint)
     {
         buildGraphs(where);
@@ -299,8 +341,27 @@ void CommunicatorState::buildGraphs(const std::source_location& where)
     reverseGraph_ = graph(peersOf(sendMap_), peersOf(receiveMap_));
 }
 
-void CommunicatorState::installBackEnd(const Exchange& exchange, DuplexBuffer& buffer)
+void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
 {
+    if (backEnd_ == BackEnd::PersistentNeighbour)
+    {
+        if (exchange.persistent == nullptr) // the key's first exchange on this back end
+        {
+            exchange.persistent =
+                makePersistentNeighbourOps(exchange.reverse ? *reverseGraph_ : *graph_);
+        }
+        const CommBufferCore& half = buffer.sendHalf();
+        const bool host = half.staging() || half.space().hostAccessible();
+        persistentBound_.resize(std::max(persistentBound_.size(), pool_.size()));
+        PersistentBinding& bound = persistentBound_[exchange.buffer];
+        if (bound.ops != exchange.persistent.get() || bound.host != host)
+        {
+            auto [send, receive] = makePersistentNeighbour(exchange.persistent, half.space(), host);
+            buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
+            bound = PersistentBinding { exchange.persistent.get(), host };
+        }
+        return;
+    }
     if (backEnd_ != BackEnd::NeighbourCollective || buffer.sendHalf().hasTransport())
     {
         return;
@@ -318,16 +379,29 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
         "fieldsync::commitProbe", static_cast<std::size_t>(largest + 1)
     );
     const ViewFields<decltype(probe)> fields(std::span(&probe, 1));
-    const BackEnd candidates[2] { BackEnd::PointToPoint, BackEnd::NeighbourCollective };
-    std::vector<double> seconds[2];
+    struct Candidate
+    {
+        BackEnd backEnd;   /**< the back end timed */
+        const char* probe; /**< the key of its probe exchanges */
+        const char* label; /**< its name in the log */
+    };
+    const Candidate all[3] {
+        { BackEnd::PointToPoint, "fieldsync::commit probe p2p", "point-to-point" },
+        { BackEnd::NeighbourCollective,
+          "fieldsync::commit probe neighbour",
+          "neighbourhood collective" },
+        { BackEnd::PersistentNeighbour,
+          "fieldsync::commit probe neighbour-persistent",
+          "persistent neighbourhood collective" },
+    };
+    const std::size_t count = persistentNeighbourAvailable() ? 3 : 2; // the same on every rank
+    std::vector<double> seconds[3];
     for (int round = 0; round < 13; ++round) // 2 warm-up rounds, then 11 timed, interleaved
     {
-        for (int b = 0; b < 2; ++b)
+        for (std::size_t b = 0; b < count; ++b)
         {
-            backEnd_ = candidates[b];
-            const CommKey key(
-                b == 0 ? "fieldsync::commit probe p2p" : "fieldsync::commit probe neighbour"
-            );
+            backEnd_ = all[b].backEnd;
+            const CommKey key(all[b].probe);
             const auto t0 = Clock::now();
             start(fields, key, false, ReverseOp::Replace);
             finish(fields, byKey(key, false), where);
@@ -337,28 +411,38 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
             }
         }
     }
-    double medians[2] {};
-    for (int b = 0; b < 2; ++b)
+    double medians[3] {};
+    for (std::size_t b = 0; b < count; ++b)
     {
         std::nth_element(seconds[b].begin(), seconds[b].begin() + 5, seconds[b].end());
         medians[b] = seconds[b][5];
     }
-    mpi::allReduce(std::span<double>(medians), mpi::ReduceOp::Max, env_.comm());
-    exchanges_.clear(); // the probes leave no key and no buffer behind
+    mpi::allReduce(std::span<double>(medians, count), mpi::ReduceOp::Max, env_.comm());
+    exchanges_.clear(); // the probes leave no key and no buffer behind (nothing in flight)
     last_ = nullptr;
-    pool_ = BufferPool {};
-    const BackEnd chosen = medians[1] < medians[0] ? candidates[1] : candidates[0];
+    pool_ = BufferPool {}; // frees the persistent probe's requests with its transports
+    persistentBound_.clear();
+    std::size_t best { 0 };
+    for (std::size_t b = 1; b < count; ++b)
+    {
+        best = medians[b] < medians[best] ? b : best;
+    }
     if (env_.rank() == 0)
     {
+        std::string times;
+        for (std::size_t b = 0; b < count; ++b)
+        {
+            times.append(b > 0 ? ", " : "")
+                .append(all[b].label)
+                .append(fmt::format(" {:.2f} us", medians[b] * 1e6));
+        }
         logger().info(
-            "Communicator commit: back end {} chosen (median exchange, max over ranks: "
-            "point-to-point {:.2f} us, neighbourhood collective {:.2f} us)",
-            toString(chosen),
-            medians[0] * 1e6,
-            medians[1] * 1e6
+            "Communicator commit: back end {} chosen (median exchange, max over ranks: {})",
+            toString(all[best].backEnd),
+            times
         );
     }
-    return chosen;
+    return all[best].backEnd;
 }
 
 } // namespace fieldsync::halo

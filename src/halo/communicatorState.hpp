@@ -95,8 +95,17 @@ public:
     void buildGraphs(const std::source_location& where);
     /** @brief Collective: times both back ends on a few real exchanges, agrees on the faster. */
     BackEnd timeBackEnds(const std::source_location& where);
-    /** @brief Gives a new pool buffer the chosen back end's transports. */
-    void installBackEnd(const Exchange& exchange, DuplexBuffer& buffer);
+    /**
+     * @brief Gives the pool buffer of @p exchange the chosen back end's transports: once per
+     * buffer (neighbourhood collective), or bound to the key's persistent collectives whenever
+     * the buffer last served another key or another placement (persistent back end).
+     */
+    void installBackEnd(Exchange& exchange, DuplexBuffer& buffer);
+    /** @brief Whether the back end in use is a neighbourhood collective (no tag, no in-place). */
+    [[nodiscard]] bool neighbourhood() const noexcept
+    {
+        return backEnd_ == BackEnd::NeighbourCollective || backEnd_ == BackEnd::PersistentNeighbour;
+    }
 
     // --- start (exchangeSteps.cpp) ---
     /** @brief Starts @p fields under @p key (the whole start: the steps below). */
@@ -219,7 +228,14 @@ public:
     BackEnd backEnd_ { BackEnd::PointToPoint };       /**< the back end in use */
     std::optional<mpi::MPIEnvironment> graph_;        /**< sources: receive map, dests: send map */
     std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
-    bool tsc_ { false };                              /**< stamps read the time-stamp counter */
+    /** @brief What a pool buffer's persistent transports are bound to. */
+    struct PersistentBinding
+    {
+        const PersistentNeighbourOps* ops { nullptr }; /**< the key's collectives (alive) */
+        bool host { false };                           /**< messages in host memory */
+    };
+    std::vector<PersistentBinding> persistentBound_; /**< per pool entry (persistent back end) */
+    bool tsc_ { false };                             /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
     static constexpr int checkTag { 0x7ffd }; /**< the one tag of every check-mode header */
     bool check_ { false };                    /**< check mode (CommitOptions::check) */

@@ -17,6 +17,8 @@
 namespace fieldsync::halo
 {
 
+class PersistentNeighbourOps;
+
 /** @brief One exchange of a Communicator: a key, its tag and its state. */
 struct Exchange
 {
@@ -35,6 +37,8 @@ struct Exchange
     ExchangeStats stats;                  /**< telemetry of this key, times in clock ticks */
     mutable ExchangeStats reported;       /**< stats in seconds, as of the last stats() call */
     std::unique_ptr<ExchangeCheck> check; /**< check mode: headers and checksums (else null) */
+    /** @brief PersistentNeighbour back end: this key's persistent collectives (else null). */
+    std::shared_ptr<PersistentNeighbourOps> persistent;
 };
 
 } // namespace fieldsync::halo

@@ -183,10 +183,10 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     DuplexBuffer& buffer = pool_[exchange.buffer];
     try
     {
-        installBackEnd(exchange, buffer);
         buffer.setTag(exchange.tag);
         buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
         buffer.setStaging(fields.space().useStaging(staging_));
+        installBackEnd(exchange, buffer); // after the staging: where the messages lie
         buffer.setWaitPolicy(policy());
         buffer.initComm(
             exchange.key.name(),
@@ -209,7 +209,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
 {
     const FieldShape& shape = exchange.fields[0];
     if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() ||
-        !shape.rowsContiguous() || backEnd_ == BackEnd::NeighbourCollective)
+        !shape.rowsContiguous() || neighbourhood())
     {
         return;
     }

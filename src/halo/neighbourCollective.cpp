@@ -144,21 +144,11 @@ public:
 
     std::string describePending(const std::source_location& /*where*/) override
     {
-        if (!shared_->active)
-        {
-            return {};
-        }
-        std::string text { "neighbourhood alltoallv (sends to ranks" };
-        for (const int r : shared_->send.ranks)
-        {
-            text.append(1, ' ').append(std::to_string(r));
-        }
-        text.append("; receives from ranks");
-        for (const int r : shared_->receive.ranks)
-        {
-            text.append(1, ' ').append(std::to_string(r));
-        }
-        return text.append(1, ')');
+        return shared_->active
+                   ? describeNeighbourhood(
+                         "neighbourhood alltoallv", shared_->send.ranks, shared_->receive.ranks
+                     )
+                   : std::string();
     }
 
     bool cancel(std::string_view name) noexcept override { return shared_->complete(name); }

@@ -31,4 +31,22 @@ bool completeDropped(
     return true;
 }
 
+std::string describeNeighbourhood(
+    std::string_view what, std::span<const int> sendRanks, std::span<const int> receiveRanks
+)
+{
+    std::string text(what);
+    text.append(" (sends to ranks");
+    for (const int r : sendRanks)
+    {
+        text.append(1, ' ').append(std::to_string(r));
+    }
+    text.append("; receives from ranks");
+    for (const int r : receiveRanks)
+    {
+        text.append(1, ' ').append(std::to_string(r));
+    }
+    return text.append(1, ')');
+}
+
 } // namespace fieldsync::halo

@@ -22,7 +22,8 @@ namespace fieldsync::halo
  * @brief An exchange back end: moves the messages of one direction (sends or receives) of one
  * exchange. The buffers and the Communicator's engine call only this interface: post, test,
  * cancel; the one wait (mpi/wait.hpp) loops over test(). Implementations: PointToPoint
- * (persistent or reissued MPI_Isend/MPI_Irecv).
+ * (persistent or reissued MPI_Isend/MPI_Irecv), NeighbourCollective (MPI_Ineighbor_alltoallv)
+ * and PersistentNeighbour (MPI_Neighbor_alltoallv_init, restarted with MPI_Start).
  */
 class Transport
 {
@@ -80,6 +81,14 @@ public:
     const std::function<bool()>& test, const char* what, std::string_view name
 ) noexcept;
 
+/**
+ * @brief "<what> (sends to ranks 1 2; receives from ranks 1 3)": a neighbourhood collective
+ * in flight, for time-out reports.
+ */
+[[nodiscard]] std::string describeNeighbourhood(
+    std::string_view what, std::span<const int> sendRanks, std::span<const int> receiveRanks
+);
+
 /** @brief The point-to-point back end for sends (@p isSend) or receives on @p comm. */
 [[nodiscard]] std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend);
 
@@ -89,12 +98,39 @@ public:
  * this rank and without empty lists): the send and the receive direction of one buffer, sharing
  * one MPI_Ineighbor_alltoallv. Messages must lie in one buffer per direction (no in-place
  * slots).
- *
- * Not the persistent MPI-4 form (MPI_Neighbor_alltoallv_init): a persistent collective must be
- * set up again on every rank together, while a buffer's layout can change on one rank alone
- * (its storage grows, or it is staged), which would leave the ranks' operations unmatched.
  */
 [[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
 makeNeighbourCollective(MPI_Comm graph);
+
+/**
+ * @brief The persistent collectives of one key (one Exchange) on the graph communicator
+ * @p graph: one MPI_Neighbor_alltoallv_init per layout (peers and bytes per peer, that is, per
+ * cell size) the key's exchanges had, each bound to send and receive memory of its own (host
+ * memory, pinned in CUDA builds) of exactly that layout, so nothing a rank changes alone (its
+ * buffer's storage grows, it is staged, the key moves to another pool buffer) touches what MPI
+ * was given. A layout's collective is made at the key's first exchange with it: a collective
+ * call, which every rank makes at the same exchange because on a neighbourhood back end every
+ * rank starts its exchanges in the same order, and a key carries the same cell size on every
+ * rank. Destroyed with the last transport or Exchange holding it: the collective in flight is
+ * completed under the time-out (a persistent collective cannot be cancelled), then each request
+ * is freed (MPI_Request_free); when it cannot be completed, memory and requests are kept.
+ */
+class PersistentNeighbourOps;
+
+/** @brief The persistent collectives of one key on @p graph (none made yet). */
+[[nodiscard]] std::shared_ptr<PersistentNeighbourOps>
+makePersistentNeighbourOps(const mpi::MPIEnvironment& graph);
+
+/**
+ * @brief The persistent neighbourhood back end, the send and the receive direction of one
+ * buffer, bound to the key's @p ops: the receive post records the receives, the send post
+ * copies the sends into the collective's own memory and starts it (MPI_Start), a test that
+ * completes it copies the receives out. The messages lie in host memory (@p hostMessages) or
+ * in memory of @p space. One copy per direction per exchange is the price of a fixed layout.
+ */
+[[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
+makePersistentNeighbour(
+    std::shared_ptr<PersistentNeighbourOps> ops, const mpi::SpaceOps& space, bool hostMessages
+);
 
 } // namespace fieldsync::halo

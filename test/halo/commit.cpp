@@ -215,12 +215,17 @@ TEST_CASE("commit: each back end chosen explicitly exchanges the same ghosts")
 {
     const mpi::MPIEnvironment env;
     const Ring r = ring(env, { 4, 5, 6, 7 });
-    for (const BackEnd backEnd :
-         { BackEnd::PointToPoint, BackEnd::NeighbourCollective, BackEnd::Auto })
+    std::vector<BackEnd> backEnds { BackEnd::PointToPoint, BackEnd::NeighbourCollective };
+    if (fieldsync::halo::persistentNeighbourAvailable()) // else: test/halo/persistentNeighbour
+    {
+        backEnds.push_back(BackEnd::PersistentNeighbour);
+    }
+    backEnds.push_back(BackEnd::Auto);
+    for (const BackEnd backEnd : backEnds)
     {
         CAPTURE(fieldsync::halo::toString(backEnd));
         Communicator comm(env, r.send, r.receive, CommitOptions { .backEnd = backEnd });
-        REQUIRE(comm.backEnd() != BackEnd::Auto); // Auto resolves to one of the two
+        REQUIRE(comm.backEnd() != BackEnd::Auto); // Auto resolves to one of the others
         if (backEnd != BackEnd::Auto)
         {
             REQUIRE(comm.backEnd() == backEnd);

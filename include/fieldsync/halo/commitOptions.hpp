@@ -13,11 +13,24 @@ enum class BackEnd
 {
     PointToPoint,        /**< MPI_Isend/MPI_Irecv, persistent from a message size on */
     NeighbourCollective, /**< MPI_Ineighbor_alltoallv on a graph communicator */
-    Auto                 /**< commit times both on a few real exchanges and keeps the faster */
+    /**
+     * MPI_Neighbor_alltoallv_init (MPI-4) on a graph communicator: one persistent collective
+     * per key and cell size, restarted with MPI_Start; only where the MPI library has it
+     * (persistentNeighbourAvailable())
+     */
+    PersistentNeighbour,
+    Auto /**< commit times each available back end on a few real exchanges, keeps the fastest */
 };
 
 /** @brief The name of a BackEnd ("PointToPoint"). */
 [[nodiscard]] const char* toString(BackEnd backEnd) noexcept;
+
+/**
+ * @brief Whether BackEnd::PersistentNeighbour is available: the MPI library fieldsync was built
+ * with has MPI_Neighbor_alltoallv_init (detected at configure time; MPICH 4 has it, Open MPI
+ * 4.1 does not). FIELDSYNC_HAVE_PERSISTENT_NEIGHBOUR in fieldsync/config.hpp says the same.
+ */
+[[nodiscard]] bool persistentNeighbourAvailable() noexcept;
 
 /**
  * @brief What Communicator::commit checks and how it sets the exchange up.
@@ -36,7 +49,10 @@ struct CommitOptions
     std::int64_t ownedCells { -1 };
     /** @brief Check the pattern between neighbours (one sparse exchange at commit). */
     bool checkPattern { true };
-    /** @brief The back end; empty: FIELDSYNC_HALO_BACKEND (p2p, neighbour, auto), else p2p. */
+    /**
+     * @brief The back end; empty: FIELDSYNC_HALO_BACKEND (p2p, neighbour, neighbour-persistent,
+     * auto), else p2p. PersistentNeighbour where the MPI library lacks it is an Error.
+     */
     std::optional<BackEnd> backEnd {};
     /**
      * @brief Check mode for this Communicator's exchanges (a header and a checksum per message,

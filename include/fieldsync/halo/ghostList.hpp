@@ -75,8 +75,8 @@ public:
      * @brief A committed Communicator over the two maps, with the duplicate made during the
      * set-up as its own communicator. Its commit checks nothing and waits for no rank: the
      * maps agree by construction and the set-up checked them. The back end is the
-     * environment's choice (FIELDSYNC_HALO_BACKEND; the neighbourhood collective and Auto are
-     * collective). Call once per list: a second call is an Error.
+     * environment's choice (FIELDSYNC_HALO_BACKEND; the neighbourhood collectives, persistent
+     * or not, and Auto are collective). Call once per list: a second call is an Error.
      */
     [[nodiscard]] Communicator
     communicator(std::source_location where = std::source_location::current());

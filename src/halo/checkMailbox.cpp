@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The check-mode headers a Communicator received and no exchange took yet.
 #include "checkMailbox.hpp"
+#include "noticeBox.hpp"
 
 #include "fieldsync/core/error.hpp"
 
@@ -11,30 +12,22 @@ namespace fieldsync::halo
 
 void CheckMailbox::pump(MPI_Comm comm, int tag, const std::source_location& where)
 {
-    for (;;)
-    {
-        int flag { 0 };
-        MPI_Status status;
-        FIELDSYNC_MPI_AT(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status), where);
-        if (flag == 0)
+    Arrival arrival;
+    receiveWaiting(
+        comm,
+        tag,
+        &arrival.header,
+        sizeof(CheckHeader),
+        [&](int source)
         {
-            return;
-        }
-        Arrival arrival { status.MPI_SOURCE, {} };
-        FIELDSYNC_MPI_AT(
-            MPI_Recv(
-                &arrival.header,
-                sizeof(CheckHeader),
-                MPI_BYTE,
-                status.MPI_SOURCE,
-                tag,
-                comm,
-                MPI_STATUS_IGNORE
-            ),
-            where
-        );
-        arrived_.push_back(arrival);
-    }
+            arrival.source = source;
+            if (arrival.header.comm == id_) // else meant for a freed Communicator
+            {
+                arrived_.push_back(arrival);
+            }
+        },
+        where
+    );
 }
 
 bool CheckMailbox::take(int source, std::uint64_t key, CheckHeader& out)

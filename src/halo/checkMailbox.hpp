@@ -26,6 +26,12 @@ namespace fieldsync::halo
 class CheckMailbox
 {
 public:
+    /**
+     * @brief Takes only headers of the Communicator @p id from now on: one queued for a freed
+     * Communicator and received by a later one that reuses its MPI context is dropped.
+     */
+    void accept(std::uint64_t id) noexcept { id_ = id; }
+
     /** @brief Receives everything that arrived on @p tag of @p comm (never blocks). */
     void pump(MPI_Comm comm, int tag, const std::source_location& where);
 
@@ -56,6 +62,7 @@ private:
     bool takeIf(CheckHeader& out, const std::function<bool(const Arrival&)>& match);
 
     std::vector<Arrival> arrived_; /**< in arrival order */
+    std::uint64_t id_ { 0 };       /**< the Communicator whose headers are kept */
 };
 
 } // namespace fieldsync::halo

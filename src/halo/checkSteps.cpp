@@ -87,7 +87,8 @@ void CommunicatorState::checkedSends(
     }
     ExchangeCheck& check = *exchange.check;
     CheckHeader& mine = check.mine();
-    mine.key = exchange.key.hash() | (exchange.reverse ? (std::uint64_t { 1 } << 32) : 0);
+    mine.key = exchange.keyBits();
+    mine.comm = id_;
     mine.counter = ++check.started();
     const char* type = fields.valueType().name();
     mine.type = fnv1a32(type); // the mangled name: the same on every rank of one build
@@ -161,11 +162,16 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
             policy,
             "communication",
             exchange.key.name(),
-            where
+            where,
+            [&] { listen(exchange, where); }
         );
     }
     catch (const Error&)
     {
+        if (noticed_) // a peer left the exchange: settled, raised as such
+        {
+            throw;
+        }
         // a peer that started another key instead: a mismatch, settled and raised as such
         const std::string other = exchange.check->compared
                                       ? std::string()
@@ -203,24 +209,17 @@ void CommunicatorState::failCheck(
 )
 {
     ExchangeCheck& check = *exchange.check;
-    DuplexBuffer& buffer = pool_[exchange.buffer];
     const std::string& name = exchange.key.name();
     // the peers' messages of other keys are taken (their senders complete), this rank's
     // receives nobody sends are cancelled, every other message completes
     const std::span<const char> cancel = check.drainOthers(env_.comm(), name);
-    const bool settled = buffer.receiveHalf().settle(cancel, name) &&
-                         buffer.sendHalf().settle({}, name) && check.finishHeaders(name);
-    if (settled)
+    settle(exchange, cancel, check.finishHeaders(name), where);
+    const Error raised(error, where);
+    if (!noticed_) // a peer's notice found this mismatch: the peers know already
     {
-        buffer.finaliseComm(where);
-        release(exchange);
+        notifyPeers(exchange, raised.what());
     }
-    else // memory MPI may still touch (logged): its pool entry stays claimed, never reused
-    {
-        exchange.buffer = Exchange::npos;
-        release(exchange);
-    }
-    throw Error(error, where);
+    throw raised;
 }
 
 } // namespace fieldsync::halo

@@ -68,6 +68,7 @@ CommunicatorState::CommunicatorState(
             std::to_string(receiveMap_.sizeOf(me)),
         where
     );
+    setUpNotices(where);
     sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
     for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
     {
@@ -80,6 +81,9 @@ CommunicatorState::CommunicatorState(
 
 CommunicatorState::~CommunicatorState()
 {
+    // what was sent to this Communicator and never received (a peer's message to a rank that
+    // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
+    NoticeBox::drain(env_.comm());
     for (const auto& exchange : exchanges_)
     {
         if (exchange.inFlight)
@@ -207,6 +211,7 @@ bool Communicator::progress(std::source_location where)
 bool CommunicatorState::test(Exchange& exchange, const std::source_location& where)
 {
     const auto startTime = stamp();
+    noticed_ = false;
     bool done { false };
     try
     {
@@ -226,6 +231,7 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
 {
     const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
     const auto startTime = stamp();
+    noticed_ = false;
     try
     {
         if (check_) [[unlikely]]
@@ -234,13 +240,22 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
         }
         else
         {
-            pool_[exchange.buffer].waitComplete(exchange.key.name(), where);
+            pool_[exchange.buffer].waitComplete(
+                exchange.key.name(), where, [&] { listen(exchange, where); }
+            );
         }
     }
-    catch (const Error&)
+    catch (const Error& error)
     {
         exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
-        releaseAfterFailure(exchange, where);
+        if (!noticed_) // a notice settled the exchange already
+        {
+            releaseAfterFailure(exchange, where);
+        }
+        if (!noticed_ && exchange.inFlight) // a time-out raised as an error: peers may wait
+        {
+            notifyPeers(exchange, error.what());
+        }
         throw;
     }
     exchange.stats.waitSeconds += ticksBetween(startTime, stamp());

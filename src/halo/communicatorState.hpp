@@ -5,10 +5,12 @@
 #include "bufferPool.hpp"
 #include "checkMailbox.hpp"
 #include "exchange.hpp"
+#include "noticeBox.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
 
 #include <deque>
+#include <span>
 #include <optional>
 
 namespace fieldsync::halo
@@ -110,6 +112,8 @@ public:
     // --- start (exchangeSteps.cpp) ---
     /** @brief Starts @p fields under @p key (the whole start: the steps below). */
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
+    /** @brief The steps of start (start() adds the notice to the peers after an Error). */
+    void startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
     Exchange& begin(const CommKey& key, bool reverse);
     /**
@@ -162,6 +166,32 @@ public:
      */
     [[noreturn]] void
     failCheck(Exchange& exchange, const std::string& error, const std::source_location& where);
+    /**
+     * @brief Ends an exchange that will not complete: cancels the receives @p cancel marks
+     * (per receive message), completes the rest under the time-out, then releases the
+     * exchange (its buffer stays claimed, never reused, when MPI may still touch it).
+     * @p headersDone: check mode's headers were completed.
+     */
+    void settle(
+        Exchange& exchange,
+        std::span<const char> cancel,
+        bool headersDone,
+        const std::source_location& where
+    );
+
+    // --- no rank left hanging (noticeSteps.cpp) ---
+    /** @brief At construction: agrees the Communicator's identifier; finds the peers. */
+    void setUpNotices(const std::source_location& where);
+    /**
+     * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
+     * peers (never throws). Not for an Error that a peer's notice raised.
+     */
+    void notifyPeers(const Exchange& exchange, const char* error) noexcept;
+    /**
+     * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
+     * it left this start of the exchange with an Error.
+     */
+    void listen(Exchange& exchange, const std::source_location& where);
 
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
@@ -237,12 +267,17 @@ public:
     std::vector<PersistentBinding> persistentBound_; /**< per pool entry (persistent back end) */
     bool tsc_ { false };                             /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
-    static constexpr int checkTag { 0x7ffd }; /**< the one tag of every check-mode header */
-    bool check_ { false };                    /**< check mode (CommitOptions::check) */
-    bool globalIds_ { false };                /**< the cell hashes are of global ids */
-    std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
-    std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
-    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
+    static constexpr int checkTag { 0x7ffd };  /**< the one tag of every check-mode header */
+    bool check_ { false };                     /**< check mode (CommitOptions::check) */
+    bool globalIds_ { false };                 /**< the cell hashes are of global ids */
+    std::vector<std::uint64_t> sendCells_;     /**< check mode: hash of each send list */
+    std::vector<std::uint64_t> receiveCells_;  /**< check mode: hash of each receive list */
+    CheckMailbox mailbox_;                     /**< check mode: headers no exchange took yet */
+    static constexpr int noticeTag { 0x7ffe }; /**< the one tag of every notice */
+    std::uint64_t id_ { 0 };                   /**< this Communicator, the same on every rank */
+    std::vector<int> peers_;                   /**< ranks this one sends to or receives from */
+    NoticeBox notices_;                        /**< notices sent and received */
+    bool noticed_ { false };                   /**< the Error in flight came from a notice */
 };
 
 } // namespace fieldsync::halo

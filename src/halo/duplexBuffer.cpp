@@ -109,7 +109,9 @@ bool DuplexBuffer::isComplete(const std::source_location& where)
     return testHalves(where);
 }
 
-void DuplexBuffer::waitComplete(std::string_view what, const std::source_location& where)
+void DuplexBuffer::waitComplete(
+    std::string_view what, const std::source_location& where, const std::function<void()>& listen
+)
 {
     checkStarted("waitComplete", where);
     if (testHalves(where))
@@ -127,7 +129,8 @@ void DuplexBuffer::waitComplete(std::string_view what, const std::source_locatio
         policy(),
         "communication",
         what,
-        where
+        where,
+        listen
     );
 }
 

@@ -18,23 +18,6 @@ namespace fieldsync::halo
 
 namespace
 {
-/** @brief The messages of @p half: slots that are neither this rank nor empty, with peers. */
-void messagesOf(
-    const CommBufferCore& half, std::vector<std::size_t>& slots, std::vector<int>& ranks
-)
-{
-    slots.clear();
-    ranks.clear();
-    for (std::size_t k = 0; k < half.ranks().size(); ++k)
-    {
-        if (half.ranks()[k] != half.myRank() && half.bytesOf(k) > 0)
-        {
-            slots.push_back(k);
-            ranks.push_back(half.ranks()[k]);
-        }
-    }
-}
-
 /** @brief "rank R (key 'K', started at S)" for the messages, from a header. */
 std::string startedText(int rank, const CheckHeader& h)
 {
@@ -79,6 +62,22 @@ bool completeAll(std::vector<MPI_Request>& requests, std::string_view name) noex
     return done;
 }
 } // namespace
+
+void messagesOf(
+    const CommBufferCore& half, std::vector<std::size_t>& slots, std::vector<int>& ranks
+)
+{
+    slots.clear();
+    ranks.clear();
+    for (std::size_t k = 0; k < half.ranks().size(); ++k)
+    {
+        if (half.ranks()[k] != half.myRank() && half.bytesOf(k) > 0)
+        {
+            slots.push_back(k);
+            ranks.push_back(half.ranks()[k]);
+        }
+    }
+}
 
 std::uint64_t checksum64(const char* data, std::size_t bytes) noexcept
 {

@@ -35,6 +35,7 @@ struct CheckHeader
     std::uint64_t bytes { 0 };     /**< bytes of the message */
     std::uint64_t cells { 0 };     /**< hash of the cells sent: global ids, else local indices */
     std::uint64_t checksum { 0 };  /**< checksum of the message's bytes, computed after pack */
+    std::uint64_t comm { 0 };      /**< the Communicator's identifier (stale headers: ignored) */
     std::int32_t tag { -1 };       /**< MPI tag of the message; -1: neighbourhood collective */
     std::int32_t globalIds { 0 };  /**< 1: cells hashes global ids (the receiver compares it) */
     char keyName[textBytes] {};    /**< the key's name (its end, after "...", when longer) */
@@ -50,6 +51,14 @@ std::string headerText(const char (&chars)[N])
 }
 
 class CheckMailbox;
+
+/**
+ * @brief The messages of @p half, in the order its transport posts them: the slots that are
+ * neither this rank nor empty, with their peers' ranks.
+ */
+void messagesOf(
+    const CommBufferCore& half, std::vector<std::size_t>& slots, std::vector<int>& ranks
+);
 
 /**
  * @brief The check-mode state of one exchange (a key of a Communicator): this rank's header,

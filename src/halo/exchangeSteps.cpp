@@ -43,6 +43,24 @@ bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map)
 
 void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
+    try
+    {
+        startSteps(fields, key, reverse, op);
+    }
+    catch (const Error& error)
+    {
+        // begin() made last_ the key's exchange; in flight: an earlier start of it goes on
+        if (last_ != nullptr && !last_->inFlight && last_->key == key && last_->reverse == reverse)
+        {
+            notifyPeers(*last_, error.what());
+        }
+        throw;
+    }
+}
+
+[[gnu::always_inline]] inline void
+CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+{
     const ProfilingRegion region(profiling_, "fieldsync::halo::post");
     const auto startTime = stamp();
     Exchange& exchange = begin(key, reverse);
@@ -140,7 +158,8 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         created.where = where;
         created.tag =
             mpi::tagFromHash(reverse ? key.hash() ^ reverseSalt : key.hash(), env_.comm());
-        created.tag = created.tag == checkTag ? checkTag - 1 : created.tag; // reserved
+        created.tag = created.tag == checkTag || created.tag == noticeTag ? checkTag - 1
+                                                                          : created.tag; // reserved
         found = &created;
     }
     last_ = found;
@@ -150,6 +169,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
             toString(found->where) + "); finalise it before starting it again",
         where
     );
+    ++found->attempts; // from here an Error leaves this start: the peers hear of it
     for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
     {
         FIELDSYNC_CHECK_AT(

@@ -81,7 +81,8 @@ void waitWithTimeout(
     const WaitPolicy& policy,
     std::string_view kind,
     std::string_view name,
-    const std::source_location& where
+    const std::source_location& where,
+    const std::function<void()>& listen
 )
 {
     using Clock = std::chrono::steady_clock;
@@ -112,6 +113,10 @@ void waitWithTimeout(
             continue;
         }
         spinning = false;
+        if (listen)
+        {
+            listen();
+        }
         const double seconds = std::chrono::duration<double>(waited).count();
         if (seconds >= reportAt)
         {

@@ -4,6 +4,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -73,8 +74,15 @@ public:
     /** @brief Step 5: whether everything arrived and was sent (never blocks). */
     bool isComplete(const std::source_location& where);
 
-    /** @brief Step 5: waits (mpi::waitWithTimeout), naming @p what in the time-out report. */
-    void waitComplete(std::string_view what, const std::source_location& where);
+    /**
+     * @brief Step 5: waits (mpi::waitWithTimeout), naming @p what in the time-out report;
+     * @p listen (optional) is the wait's listener for peers' notices (mpi::waitWithTimeout).
+     */
+    void waitComplete(
+        std::string_view what,
+        const std::source_location& where,
+        const std::function<void()>& listen = {}
+    );
 
     /** @brief Step 7: releases the buffer; an error while messages are in flight. */
     void finaliseComm(const std::source_location& where);

@@ -45,6 +45,11 @@ struct WaitPolicy
  * time-out, or throws it as a fieldsync::Error (naming @p where), as @p policy says. The
  * operation stays in flight after the error and may be waited for again. Nothing is allocated
  * unless a report is made.
+ *
+ * @p listen, when given, is called between tests once the spin phase is over (never while
+ * spinning, so a wait that completes at once pays nothing for it): it looks for news that the
+ * operation cannot complete (a peer's notice that it left the exchange with an Error) and
+ * throws to end the wait.
  */
 void waitWithTimeout(
     const std::function<bool()>& test,
@@ -52,7 +57,8 @@ void waitWithTimeout(
     const WaitPolicy& policy,
     std::string_view kind,
     std::string_view name,
-    const std::source_location& where
+    const std::source_location& where,
+    const std::function<void()>& listen = {}
 );
 
 } // namespace fieldsync::mpi

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+// The notices of a rank that left a halo exchange with an Error.
+#include "noticeBox.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace fieldsync::halo
+{
+
+NoticeBox::~NoticeBox()
+{
+    int finalised { 0 };
+    MPI_Finalized(&finalised);
+    for (std::unique_ptr<Outgoing>& out : sent_)
+    {
+        int done { 0 };
+        if (finalised == 0 && out->request != MPI_REQUEST_NULL)
+        {
+            MPI_Test(&out->request, &done, MPI_STATUS_IGNORE);
+        }
+        if (finalised != 0 || (done == 0 && out->request != MPI_REQUEST_NULL))
+        {
+            // a notice is small (sent eagerly): one still pending has a peer that never
+            // receives it; its bytes are left to MPI (a few hundred bytes, on an error path)
+            if (finalised == 0)
+            {
+                MPI_Request_free(&out->request);
+            }
+            static_cast<void>(out.release());
+        }
+    }
+}
+
+void NoticeBox::send(
+    MPI_Comm comm, int tag, std::span<const int> peers, Notice notice, const std::string& text
+) noexcept
+{
+    try
+    {
+        const std::size_t keep = std::min(text.size(), Notice::textBytes);
+        std::memcpy(notice.text, text.data(), keep);
+        if (keep < text.size())
+        {
+            std::memcpy(notice.text + keep - 3, "...", 3);
+        }
+        notice.length = static_cast<std::int32_t>(keep);
+        // what MPI finished with is dropped first: the list stays as long as the notices in flight
+        while (!sent_.empty())
+        {
+            int done { 0 };
+            MPI_Test(&sent_.front()->request, &done, MPI_STATUS_IGNORE);
+            if (done == 0)
+            {
+                break;
+            }
+            sent_.pop_front();
+        }
+        for (const int peer : peers)
+        {
+            Outgoing& out = *sent_.emplace_back(std::make_unique<Outgoing>());
+            out.notice = notice;
+            if (MPI_Isend(&out.notice, sizeof(Notice), MPI_BYTE, peer, tag, comm, &out.request) !=
+                MPI_SUCCESS)
+            {
+                out.request = MPI_REQUEST_NULL;
+                logger().error("could not send the notice of an Error to rank {}", peer);
+            }
+        }
+    }
+    catch (...)
+    {
+        logger().error("could not send the notice of an Error to the peers of an exchange");
+    }
+}
+
+void receiveWaiting(
+    MPI_Comm comm,
+    int tag,
+    void* into,
+    int bytes,
+    const std::function<void(int)>& arrived,
+    const std::source_location& where
+)
+{
+    for (;;)
+    {
+        int flag { 0 };
+        MPI_Status status;
+        FIELDSYNC_MPI_AT(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status), where);
+        if (flag == 0)
+        {
+            return;
+        }
+        FIELDSYNC_MPI_AT(
+            MPI_Recv(into, bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm, MPI_STATUS_IGNORE), where
+        );
+        arrived(status.MPI_SOURCE);
+    }
+}
+
+void NoticeBox::pump(MPI_Comm comm, int tag, std::uint64_t id, const std::source_location& where)
+{
+    Notice notice;
+    receiveWaiting(
+        comm,
+        tag,
+        &notice,
+        sizeof(Notice),
+        [&](int)
+        {
+            notice.length = std::clamp<std::int32_t>(notice.length, 0, Notice::textBytes);
+            if (notice.comm == id) // else meant for a freed Communicator of the same context
+            {
+                arrived_.push_back(notice);
+            }
+        },
+        where
+    );
+}
+
+std::optional<Notice>
+NoticeBox::take(std::uint64_t key, std::uint64_t counter, std::span<const int> peers)
+{
+    std::erase_if(arrived_, [&](const Notice& n) { return n.key == key && n.counter < counter; });
+    const auto it = std::find_if(
+        arrived_.begin(),
+        arrived_.end(),
+        [&](const Notice& n)
+        {
+            return n.key == key && n.counter == counter &&
+                   std::find(peers.begin(), peers.end(), n.rank) != peers.end();
+        }
+    );
+    if (it == arrived_.end())
+    {
+        return std::nullopt;
+    }
+    const Notice found = *it;
+    arrived_.erase(it);
+    return found;
+}
+
+void NoticeBox::drain(MPI_Comm comm) noexcept
+{
+    int finalised { 0 };
+    MPI_Finalized(&finalised);
+    std::vector<char> scratch;
+    for (int flag { 1 }; finalised == 0 && flag != 0;)
+    {
+        MPI_Status status;
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status) != MPI_SUCCESS)
+        {
+            return;
+        }
+        int bytes { 0 };
+        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        try
+        {
+            scratch.resize(static_cast<std::size_t>(std::max(bytes, 1)));
+        }
+        catch (...)
+        {
+            return;
+        }
+        if (flag != 0 && MPI_Recv(
+                             scratch.data(),
+                             bytes,
+                             MPI_BYTE,
+                             status.MPI_SOURCE,
+                             status.MPI_TAG,
+                             comm,
+                             MPI_STATUS_IGNORE
+                         ) != MPI_SUCCESS)
+        {
+            return;
+        }
+    }
+}
+
+} // namespace fieldsync::halo

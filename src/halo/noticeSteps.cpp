@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// No rank left hanging (doc/reliability.md): a rank that leaves a halo exchange with an Error
+// (bad input in startComm or finaliseComm, a failed check, a time-out raised as an error)
+// sends a notice to the exchange's peers; a peer's wait, once past its spin phase, listens for
+// it and ends in an Error naming that rank and its message. Nothing here runs in a correct
+// program's exchange.
+#include "communicatorState.hpp"
+
+#include "fieldsync/core/error.hpp"
+
+#include <algorithm>
+#include <atomic>
+
+namespace fieldsync::halo
+{
+
+namespace
+{
+/** @brief The next Communicator identifier this process may use (identifiers only grow). */
+std::atomic<std::uint64_t> nextId { 1 };
+} // namespace
+
+void CommunicatorState::setUpNotices(const std::source_location& where)
+{
+    // the largest next identifier of the ranks: the same on every rank, and unique within
+    // each process for its whole lifetime, so a stale notice or header is recognised
+    const std::uint64_t mine = nextId.load();
+    FIELDSYNC_MPI_AT(MPI_Allreduce(&mine, &id_, 1, MPI_UINT64_T, MPI_MAX, env_.comm()), where);
+    std::uint64_t expected = nextId.load();
+    while (expected <= id_ && !nextId.compare_exchange_weak(expected, id_ + 1))
+    {
+    }
+    mailbox_.accept(id_);
+    const int me = env_.rank();
+    for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
+    {
+        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
+        {
+            const int peer = map->neighbours()[k];
+            if (peer != me && map->offsets()[k] < map->offsets()[k + 1])
+            {
+                peers_.push_back(peer);
+            }
+        }
+    }
+    std::sort(peers_.begin(), peers_.end());
+    peers_.erase(std::unique(peers_.begin(), peers_.end()), peers_.end());
+}
+
+void CommunicatorState::notifyPeers(const Exchange& exchange, const char* error) noexcept
+{
+    Notice notice;
+    notice.comm = id_;
+    notice.key = exchange.keyBits();
+    notice.counter = exchange.attempts;
+    notice.rank = env_.rank();
+    try
+    {
+        notices_.send(env_.comm(), noticeTag, peers_, notice, error);
+    }
+    catch (...) // the text's copy: the Error in flight matters more
+    {
+    }
+}
+
+void CommunicatorState::listen(Exchange& exchange, const std::source_location& where)
+{
+    notices_.pump(env_.comm(), noticeTag, id_, where);
+    const std::optional<Notice> notice =
+        notices_.take(exchange.keyBits(), exchange.attempts, peers_);
+    if (!notice)
+    {
+        return;
+    }
+    noticed_ = true; // the Error below is settled here, and not passed on
+    ExchangeCheck* check = exchange.check.get();
+    const std::string other =
+        check != nullptr && !check->compared ? check->otherKeys(mailbox_, env_.rank()) : "";
+    if (!other.empty()) // check mode names this rank's own mismatch (a peer started another key)
+    {
+        failCheck(exchange, "halo check mode found a mismatch:" + other, where);
+    }
+    // its messages will not come: this rank's receives from it are cancelled (in check mode
+    // also those a header shows will not match), the rest complete under the time-out
+    std::vector<std::size_t> slots;
+    std::vector<int> ranks;
+    messagesOf(pool_[exchange.buffer].receiveHalf(), slots, ranks);
+    std::vector<char> cancel(ranks.size(), 0);
+    const std::string name = exchange.key.name();
+    const std::span<const char> others =
+        check != nullptr ? check->drainOthers(env_.comm(), name) : std::span<const char> {};
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+    {
+        cancel[i] = ranks[i] == notice->rank || (i < others.size() && others[i] != 0) ? 1 : 0;
+    }
+    const std::string site = toString(exchange.where);
+    settle(exchange, cancel, check == nullptr || check->finishHeaders(name), where);
+    throw Error(
+        std::string("exchange '")
+            .append(name)
+            .append(exchange.reverse ? "' (reverse" : "' (")
+            .append(exchange.reverse ? ", started at " : "started at ")
+            .append(site)
+            .append("): rank ")
+            .append(std::to_string(notice->rank))
+            .append(" left this exchange with an Error, so its messages will not come: ")
+            .append(notice->message()),
+        where
+    );
+}
+
+void CommunicatorState::settle(
+    Exchange& exchange,
+    std::span<const char> cancel,
+    bool headersDone,
+    const std::source_location& where
+)
+{
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    const std::string& name = exchange.key.name();
+    const bool settled = buffer.receiveHalf().settle(cancel, name) &&
+                         buffer.sendHalf().settle({}, name) && headersDone;
+    if (settled)
+    {
+        buffer.finaliseComm(where);
+        release(exchange);
+    }
+    else // memory MPI may still touch (logged): its pool entry stays claimed, never reused
+    {
+        exchange.buffer = Exchange::npos;
+        release(exchange);
+    }
+}
+
+} // namespace fieldsync::halo

@@ -15,6 +15,11 @@
 // a function of its global id; each HaloBuilder layout's global ids are compared with the ghost
 // list computed here, and its maps exchange once. "cold" is the first set-up plus exchange of
 // the process (round 0 of the first size, before any warm-up). Prints a table, writes JSON.
+// For the set-up model of doc/scaling.md it also records, per rank and size, the neighbour
+// ranks and the heap bytes each set-up keeps (glibc mallinfo2: in use after the set-up minus
+// before, while its objects live; the ghost-list Communicator, and the HaloBuilder layout with
+// a Communicator from its maps), measured once after the timed rounds, VmHWM at the end, and the
+// heap one MPI_Comm_dup of MPI_COMM_WORLD keeps (MPI's own cost per communicator).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
 //           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF (profiling)]
@@ -30,6 +35,9 @@
 #include <petscsf.h>
 #endif
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <mpi.h>
 
 #include <algorithm>
@@ -37,6 +45,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -189,6 +198,75 @@ Sample runPetsc(const Problem& p)
 }
 #endif
 
+/** @brief Heap bytes in use (glibc: small blocks and mmapped ones). */
+double heapBytes()
+{
+    const struct mallinfo2 info
+    {
+        mallinfo2()
+    };
+    return static_cast<double>(info.uordblks + info.hblkhd);
+}
+
+/** @brief This process's peak resident memory (VmHWM) in KiB, 0 where /proc is missing. */
+double peakResidentKiB()
+{
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+    {
+        if (line.rfind("VmHWM:", 0) == 0)
+        {
+            return std::stod(line.substr(6));
+        }
+    }
+    return 0.0;
+}
+
+/** @brief What one rank's set-ups keep, for the model (doc/scaling.md). */
+struct Kept
+{
+    double neighbours { 0.0 };     /**< ranks this rank sends to or receives from */
+    double ghostListBytes { 0.0 }; /**< GhostList's Communicator */
+    double builderBytes { 0.0 };   /**< HaloLayout plus a Communicator from its maps */
+};
+
+/** @brief Builds each set-up once more and measures the heap it keeps (not timed). */
+Kept measureKept(
+    const fieldsync::mpi::MPIEnvironment& env,
+    const fieldsync::partition::HaloBuilder& builder,
+    const Problem& p
+)
+{
+    Kept kept;
+    std::set<int> peers;
+    for (const auto& owner : p.ghostOwners)
+    {
+        peers.insert(owner.rank);
+    }
+    {
+        const double before { heapBytes() };
+        fieldsync::halo::GhostList list(env, p.nOwned, p.ghostCells, p.ghostOwners);
+        const fieldsync::halo::Communicator comm { list.communicator() };
+        kept.ghostListBytes = heapBytes() - before;
+        // senders: the ranks whose ghosts this rank owns (the halo graph is not symmetric in
+        // general; on the grid it is)
+        for (const int r : comm.sendMap().neighbours())
+        {
+            peers.insert(r);
+        }
+    }
+    {
+        const double before { heapBytes() };
+        const fieldsync::partition::HaloLayout layout { builder.build(p.owned, p.neighbourOwners) };
+        const fieldsync::halo::Communicator comm(
+            fieldsync::mpi::MPIEnvironment {}, layout.sendMap(), layout.receiveMap()
+        );
+        kept.builderBytes = heapBytes() - before;
+    }
+    kept.neighbours = static_cast<double>(peers.size());
+    return kept;
+}
+
 /** @brief One table row. */
 struct Row
 {
@@ -199,6 +277,9 @@ struct Row
     double builder { 0.0 };        /**< median HaloBuilder::build */
     double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
     double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
+    double neighbours { 0.0 };     /**< neighbour ranks (maximum over ranks) */
+    std::vector<double> perRank;   /**< on rank 0: cells, ghosts, neighbours, ghost-list bytes,
+                                        builder bytes of each rank in turn */
 };
 
 enum Method
@@ -322,7 +403,35 @@ int main(int argc, char** argv)
                 }
             }
         }
+        const Kept kept { measureKept(env, builder, problem) };
+        const std::vector<double> mine { static_cast<double>(problem.nOwned),
+                                         static_cast<double>(problem.ghostIds.size()),
+                                         kept.neighbours,
+                                         kept.ghostListBytes,
+                                         kept.builderBytes };
+        row.perRank.resize(mine.size() * static_cast<std::size_t>(nRanks));
+        MPI_Gather(
+            mine.data(),
+            static_cast<int>(mine.size()),
+            MPI_DOUBLE,
+            row.perRank.data(),
+            static_cast<int>(mine.size()),
+            MPI_DOUBLE,
+            0,
+            MPI_COMM_WORLD
+        );
+        row.neighbours = maxOverRanks({ kept.neighbours })[0];
         rows.push_back(row);
+    }
+    const double peakKiB { maxOverRanks({ peakResidentKiB() })[0] };
+    // what MPI keeps per communicator (every Communicator duplicates one): O(P) in some MPIs
+    double commDupBytes { 0.0 };
+    {
+        MPI_Comm dup { MPI_COMM_NULL };
+        const double before { heapBytes() };
+        MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+        commDupBytes = maxOverRanks({ heapBytes() - before })[0];
+        MPI_Comm_free(&dup);
     }
     std::vector<double> cold { coldGhostList.value_or(0.0), coldPetsc.value_or(0.0) };
     cold = maxOverRanks(cold);
@@ -380,6 +489,7 @@ int main(int argc, char** argv)
     out << "{\n  \"benchmark\": \"setup_bench\",\n  \"ranks\": " << nRanks
         << ",\n  \"rounds\": " << rounds << ",\n  \"petsc\": " << (havePetsc ? "true" : "false")
         << ",\n  \"coldGhostListSeconds\": " << cold[0] << ",\n  \"coldPetscSeconds\": " << cold[1]
+        << ",\n  \"peakResidentKiB\": " << peakKiB << ",\n  \"commDupBytes\": " << commDupBytes
         << ",\n  \"rows\": [\n";
     for (std::size_t k { 0 }; k < rows.size(); ++k)
     {
@@ -390,8 +500,16 @@ int main(int argc, char** argv)
             << ", \"builderSeconds\": " << r.builder << ", \"petscSetUpSeconds\": " << r.petsc
             << ", \"petscFirstBcastSeconds\": " << r.petscFirst
             << ", \"ghostListOverPetsc\": " << ratio(r.ghostList, r.petsc)
-            << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc) << "}"
-            << (k + 1 < rows.size() ? "," : "") << "\n";
+            << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc)
+            << ", \"neighboursPerRank\": " << r.neighbours << ",\n     \"perRank\": [";
+        for (std::size_t i { 0 }; i < r.perRank.size(); i += 5)
+        {
+            out << (i == 0 ? "" : ", ") << "{\"cells\": " << r.perRank[i]
+                << ", \"ghosts\": " << r.perRank[i + 1] << ", \"neighbours\": " << r.perRank[i + 2]
+                << ", \"ghostListBytes\": " << r.perRank[i + 3]
+                << ", \"builderBytes\": " << r.perRank[i + 4] << "}";
+        }
+        out << "]}" << (k + 1 < rows.size() ? "," : "") << "\n";
     }
     out << "  ]\n}\n";
     std::printf("wrote %s\n", jsonPath.c_str());

@@ -2,6 +2,7 @@
 // CommunicatorHierarchy: levels made by naming rules, checked against membership computed from
 // the rule alone, and every hierarchical allreduce against the native one and a closed form.
 #include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/hosts.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/communicatorHierarchy.hpp"
@@ -395,6 +396,33 @@ TEST_CASE("default levels: global and node", "[hierarchy]")
         global.numNodesInCommunicator() ==
         static_cast<int>(std::set<std::string>(names.begin(), names.end()).size())
     );
+}
+
+TEST_CASE("the node level is the hosts, by their host names", "[hierarchy][nodes]")
+{
+    const fm::MPIEnvironment world;
+    const int P = world.sizeRank();
+    auto h = fm::CommunicatorHierarchy::withDefaults(world);
+    // the truth: uname's host name of every rank, gathered with raw MPI
+    const auto hosts = fieldsync::test::hostNamesOf(world.comm());
+    const int nodes = fieldsync::test::distinctHosts(hosts);
+    const Expected e = expected(hosts, world.rank());
+    CHECK(worldRanksOf(h.inner(1)) == e.inner); // the ranks on my host
+    CHECK(worldRanksOf(h.outer(1)) == e.outer); // one rank of every host with as many
+    CHECK(h.numNodesInCommunicator() == 1);
+    const int expectedNodes = fieldsync::test::expectedNodes(); // set by tools/two-hosts.sh
+    if (expectedNodes > 0)
+    {
+        INFO("hosts of the ranks: " << hosts.front() << " ... " << hosts.back());
+        CHECK(nodes == expectedNodes);
+        CHECK(e.minInner == P / expectedNodes);
+        CHECK(e.maxInner == P / expectedNodes);
+    }
+    // every hierarchical allreduce over the node level crosses the hosts
+    checkAllReduces<double>(h, fm::ReduceOp::Sum);
+    checkAllReduces<int>(h, fm::ReduceOp::Max);
+    h.setCommunicator(0);
+    CHECK(h.numNodesInCommunicator() == nodes);
 }
 
 TEST_CASE("CommunicatorHierarchy errors name the level and the call site", "[hierarchy]")

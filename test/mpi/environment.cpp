@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // MPIInit, MPIEnvironment, type and op traits.
 #include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/hosts.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/dataType.hpp"
@@ -92,7 +93,19 @@ TEST_CASE("splitShared and duplicate give owned, working communicators", "[envir
     fm::MPIEnvironment world;
     auto node = world.splitShared();
     CHECK(node.ownsComm());
-    CHECK(node.sizeRank() == world.sizeRank()); // the tests run on one machine
+    // the node is the ranks on this host (one host, or two under tools/two-hosts.sh)
+    const auto hosts = fieldsync::test::hostNamesOf(MPI_COMM_WORLD);
+    std::vector<int> sameHost;
+    for (std::size_t r { 0 }; r < hosts.size(); ++r)
+    {
+        if (hosts[r] == fieldsync::test::hostName())
+        {
+            sameHost.push_back(static_cast<int>(r));
+        }
+    }
+    CHECK(worldRanksOf(node.comm()) == sameHost);
+    const int expected { fieldsync::test::expectedNodes() };
+    CHECK((expected == 0 || fieldsync::test::distinctHosts(hosts) == expected));
     auto dup = world.duplicate();
     CHECK(dup.ownsComm());
     int result { MPI_UNEQUAL };

@@ -5,12 +5,14 @@
 // against a serial run of the same scheme (bitwise).
 //
 //   mpiexec -n 4 fieldsync-heat [options]      (fieldsync-heat --help lists them)
+#include "gmshMesh.hpp"
 #include "gridMesh.hpp"
 #include "heatSolver.hpp"
 #include "triMesh.hpp"
 
 #include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 
@@ -43,6 +45,7 @@ struct Arguments
     std::string partitioner { "metis" };    /**< metis, ptscotch or slab */
     std::uint64_t seed { 2024 };            /**< generated mesh's seed */
     std::string mesh;                       /**< Gmsh file instead of a generated mesh */
+    std::string reader { "parallel" };      /**< Gmsh reader: parallel (GmshMesh) or serial */
     std::string vtk;                        /**< VTK output folder */
     bool verify { true };                   /**< compare with a serial run */
     std::string save;                       /**< write the final field here (raw doubles) */
@@ -100,6 +103,14 @@ void declareOptions(CLI::App& app, Arguments& a)
            "--mesh", a.mesh, "Gmsh 4.1 ASCII file (its triangles) instead of a generated mesh"
     )
         ->check(CLI::ExistingFile);
+    app.add_option(
+           "--gmsh-reader",
+           a.reader,
+           "parallel: each rank reads only its share of the file; serial: every rank reads the "
+           "whole file (the old reader, for comparison)"
+    )
+        ->check(CLI::IsMember({ "parallel", "serial" }))
+        ->capture_default_str();
     std::string partitioners { "how cells are split over the ranks: metis (graph on rank 0), " };
     partitioners.append("ptscotch (distributed graph");
     partitioners.append(FIELDSYNC_HAVE_PTSCOTCH ? ")" : "; not in this build)");
@@ -201,9 +212,13 @@ int parse(int argc, char** argv, Arguments& a)
     return -1;
 }
 
-/** @brief The mesh the arguments ask for. */
-std::unique_ptr<heat::MeshSource> makeSource(const Arguments& a)
+/** @brief Collective: the mesh the arguments ask for. */
+std::unique_ptr<heat::MeshSource> makeSource(const mpi::MPIEnvironment& env, const Arguments& a)
 {
+    if (!a.mesh.empty() && a.reader == "parallel")
+    {
+        return std::make_unique<heat::GmshMesh>(env, a.mesh);
+    }
     if (!a.mesh.empty())
     {
         return std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(a.mesh));
@@ -477,8 +492,10 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
 int run(const Arguments& args)
 {
     const mpi::MPIEnvironment env;
-    // each rank makes only its own cells (the Gmsh reader still reads the whole file)
-    const std::unique_ptr<heat::MeshSource> source { makeSource(args) };
+    // each rank makes (or reads) only its own cells
+    const std::unique_ptr<heat::MeshSource> source { makeSource(env, args) };
+    double readMiB { static_cast<double>(heat::peakResidentKiB()) / 1024.0 };
+    mpi::allReduce(readMiB, mpi::ReduceOp::Max, env.comm());
     if (env.rank() == 0)
     {
         std::printf(
@@ -491,6 +508,7 @@ int run(const Arguments& args)
             args.partitioner.c_str(),
             args.options.inPlace ? "on" : "off"
         );
+        std::printf("mesh made: peak resident memory per rank max %.1f MiB\n", readMiB);
     }
     heat::HeatOptions options { args.options };
     options.verbose = true;
@@ -513,7 +531,16 @@ int run(const Arguments& args)
     {
         if (args.verify)
         {
-            const std::vector<double> serial { heat::solveSerial(*source, result.dt, options) };
+            // the serial reference reads the whole mesh on this rank (GmshMesh::piece() is
+            // collective), after the run's memory was measured
+            const std::unique_ptr<heat::MeshSource> whole {
+                dynamic_cast<const heat::GmshMesh*>(source.get()) != nullptr
+                    ? std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(args.mesh))
+                    : nullptr
+            };
+            const std::vector<double> serial {
+                heat::solveSerial(whole ? *whole : *source, result.dt, options)
+            };
             status |= compareBitwise(result.gathered, serial, "a serial run");
         }
         if (!args.compare.empty())

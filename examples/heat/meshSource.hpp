@@ -31,7 +31,8 @@ public:
 
     /**
      * @brief The cells @p ids (ascending) with their geometry. Cost and memory are of the order
-     * of the number of ids (plus their neighbours), never of the whole mesh.
+     * of the number of ids (plus their neighbours), never of the whole mesh. Collective for a
+     * distributed source (GmshMesh): every rank calls it together.
      */
     [[nodiscard]] virtual MeshPiece piece(std::span<const GlobalIndex> ids) const = 0;
 

@@ -13,8 +13,8 @@ namespace fieldsync::heat
 
 /**
  * @brief A 2-D triangle mesh read from a Gmsh 4.1 ASCII file (its 3-node triangles), as a
- * MeshSource. Every rank reads the whole file (the parallel reader is future work, issue #11);
- * piece() then gives each rank's cells with their geometry like the generated meshes.
+ * MeshSource. Every rank that makes one reads the whole file: the serial reader, for the serial
+ * reference run and for comparison (`--gmsh-reader serial`); GmshMesh reads in parallel.
  */
 class TriMesh : public MeshSource
 {

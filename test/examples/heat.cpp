@@ -4,6 +4,7 @@
 // with each partitioner, with and without in-place halo receives.
 #include "fieldsync_test/catch.hpp"
 
+#include "gmshMesh.hpp"
 #include "gridMesh.hpp"
 #include "heatSolver.hpp"
 #include "triMesh.hpp"
@@ -82,22 +83,30 @@ void requireSameGeometry(const heat::MeshPiece& part, const heat::MeshPiece& all
     }
 }
 
-/** @brief Runs distributed and, on rank 0, serially; requires bitwise equality. */
-void requireBitwiseSerial(const heat::MeshSource& source, const heat::HeatOptions& options)
+/**
+ * @brief Runs distributed and, on rank 0, serially (on @p serialSource when given: a source
+ * whose piece() is collective cannot run alone); requires bitwise equality.
+ */
+void requireBitwiseSerial(
+    const heat::MeshSource& source,
+    const heat::HeatOptions& options,
+    const heat::MeshSource* serialSource = nullptr
+)
 {
     const mpi::MPIEnvironment env;
     const heat::DistributedRun run { heat::solveDistributed(env, source, options) };
     int differing { 0 };
     if (env.rank() == 0)
     {
-        const std::vector<double> serial { heat::solveSerial(source, run.dt, options) };
+        const heat::MeshSource& reference { serialSource != nullptr ? *serialSource : source };
+        const std::vector<double> serial { heat::solveSerial(reference, run.dt, options) };
         REQUIRE(serial.size() == run.gathered.size());
         for (std::size_t c { 0 }; c < serial.size(); ++c)
         {
             differing += same(serial[c], run.gathered[c]) ? 0 : 1;
         }
         // the run did something: the field moved away from its start
-        const heat::MeshPiece all { whole(source) };
+        const heat::MeshPiece all { whole(reference) };
         const heat::HeatSolver fresh(all, heat::HeatSolver::serialLayout(all));
         const auto start = fresh.ownedValues();
         double change { 0.0 };
@@ -218,5 +227,23 @@ TEST_CASE("HeatSolver: distributed run is bitwise equal to the serial run")
     SECTION("Gmsh mesh")
     {
         requireBitwiseSerial(heat::TriMesh::readGmsh(dataFile("squareWithHole.msh")), options);
+    }
+    SECTION("Gmsh mesh read in parallel, each partitioner")
+    {
+        const mpi::MPIEnvironment env;
+        const heat::GmshMesh gmsh(env, dataFile("squareWithHole.msh"));
+        const auto serial = heat::TriMesh::readGmsh(dataFile("squareWithHole.msh"));
+        REQUIRE(gmsh.nCells() == serial.nCells());
+        std::vector<heat::PartitionerKind> kinds { heat::PartitionerKind::Metis,
+                                                   heat::PartitionerKind::Slab };
+        if (FIELDSYNC_HAVE_PTSCOTCH)
+        {
+            kinds.push_back(heat::PartitionerKind::PtScotch);
+        }
+        for (const heat::PartitionerKind kind : kinds)
+        {
+            options.partitioner = kind;
+            requireBitwiseSerial(gmsh, options, &serial);
+        }
     }
 }

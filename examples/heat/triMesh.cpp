@@ -85,7 +85,7 @@ TriMesh TriMesh::readGmsh(const std::string& path)
     FIELDSYNC_CHECK(in.good(), "TriMesh::readGmsh: cannot open '" + path + "'");
     std::string line;
     std::size_t lineNo { 0 };
-    const auto next = [&]() -> std::string&
+    const auto next = [&]() -> std::string // a copy: nvcc warns on a reference
     {
         FIELDSYNC_CHECK(
             static_cast<bool>(std::getline(in, line)),

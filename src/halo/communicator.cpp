@@ -240,8 +240,13 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
         }
         else
         {
+            // one reference captured, so the std::function holds it without allocating
+            const auto listenHere = [this, &exchange, &where]
+            {
+                listen(exchange, where);
+            };
             pool_[exchange.buffer].waitComplete(
-                exchange.key.name(), where, [&] { listen(exchange, where); }
+                exchange.key.name(), where, [&listenHere] { listenHere(); }
             );
         }
     }

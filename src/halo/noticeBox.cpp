@@ -105,17 +105,26 @@ void receiveWaiting(
 void NoticeBox::pump(MPI_Comm comm, int tag, std::uint64_t id, const std::source_location& where)
 {
     Notice notice;
+    // one reference captured, so that the std::function holds it without allocating (a wait
+    // past its spin phase pumps on every test)
+    struct Pumped
+    {
+        Notice& notice;
+        std::uint64_t id;
+        std::vector<Notice>& arrived;
+    } pumped { notice, id, arrived_ };
     receiveWaiting(
         comm,
         tag,
         &notice,
         sizeof(Notice),
-        [&](int)
+        [&pumped](int)
         {
-            notice.length = std::clamp<std::int32_t>(notice.length, 0, Notice::textBytes);
-            if (notice.comm == id) // else meant for a freed Communicator of the same context
+            Notice& got = pumped.notice;
+            got.length = std::clamp<std::int32_t>(got.length, 0, Notice::textBytes);
+            if (got.comm == pumped.id) // else meant for a freed Communicator of the same context
             {
-                arrived_.push_back(notice);
+                pumped.arrived.push_back(got);
             }
         },
         where

@@ -26,7 +26,7 @@ mkdir -p "$gpu"
 # the CUDA build's programs, and the host programs of the CPU scaling runs
 cuda_targets=(test_collectives test_halo_communicator test_halo_exchange_check test_heat test_mpi_memory_spaces
     test_halo_memory_spaces fieldsync-heat gpu_bench)
-host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench)
+host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench setup_bench backend_bench)
 
 # --- 1. Kokkos ---------------------------------------------------------------------------------
 step_kokkos() {

@@ -5,6 +5,7 @@
 #
 #   tools/gpu/device-run.sh check tests heat bench     # the GPU runs (doc/gpu.md)
 #   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
+#   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
 #
 # Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
 # device tool's folder that comes back, at most 8 files) with summary.txt; the last lines printed
@@ -83,6 +84,11 @@ phase_tests() {
     RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000 FIELDSYNC_FAULTS=seed:5,delay:0,early:0,staging:0,order:0,corrupt:1" \
         run tests 300 2 "$s/cuda/test_halo_exchange_check"
     RUN_ENV="FIELDSYNC_CHECK=1 FIELDSYNC_WAIT_TIMEOUT=1000" run tests 300 2 "$s/cuda/test_halo_communicator"
+    # the persistent neighbourhood back end (MPICH 4), device fields through its own host memory
+    RUN_ENV="FIELDSYNC_HALO_BACKEND=neighbour-persistent" run tests 300 2 "$s/cuda/test_halo_communicator"
+    RUN_ENV="FIELDSYNC_HALO_BACKEND=neighbour-persistent" run tests 300 3 "$s/cuda/test_halo_communicator"
+    RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000 FIELDSYNC_HALO_BACKEND=neighbour-persistent" \
+        run tests 300 2 "$s/cuda/test_halo_exchange_check"
 }
 
 # Some of the tests again: ONLY="test_a test_b" tools/gpu/device-run.sh only
@@ -135,6 +141,20 @@ phase_cpu() {
     run cpu 150 16 "$s/host/hierarchy_bench" --group 4 --json "$out/hierarchy_bench-np16.json"
     unset BIND
     grep -h -E "^fieldsync-heat|^overall|peak resident" "$out/cpu.log" >"$out/cpu-heat.txt"
+}
+
+# The set-up model's inputs on up to 16 cores, not oversubscribed (doc/scaling.md, set-up model;
+# tools/setup-model.py --cores 16), and the back ends on the solver's pattern on 2 to 16 ranks
+phase_setup() {
+    export BIND="-bind-to core"
+    for np in 2 4 8 16; do
+        run setup 280 "$np" "$s/host/setup_bench" --rounds 11 --sizes 256,4096,32768,131072 \
+            --json "$out/setup-p$np.json"
+    done
+    for np in 2 4 16; do
+        run setup 200 "$np" "$s/host/backend_bench" --json "$out/backend_bench-np$np.json"
+    done
+    unset BIND
 }
 
 for phase in "$@"; do

@@ -335,7 +335,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
             },
             [&](std::size_t k0, std::size_t k1) {
                 fields.pack(
-                    f, idx, half.data(), out.offsets()[k0], out.offsets()[k1], stride, offset, -1
+                    f, idx, half.data(), out.offsets()[k0], out.offsets()[k1], stride, offset
                 );
             }
         );

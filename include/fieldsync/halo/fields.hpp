@@ -109,8 +109,8 @@ public:
 
     /**
      * @brief Packs cells idx[begin, end) of field @p f into @p buffer (bytes in the fields'
-     * space) at value (i * stride + offset + c); a plain copy where the cells are one run from
-     * @p runStart (>= 0) of a rank-1 field.
+     * space) at value (i * stride + offset + c), with the general gather (halo::pack()); lists
+     * of runs go to packRuns().
      */
     virtual void pack(
         std::size_t f,
@@ -119,8 +119,7 @@ public:
         std::size_t begin,
         std::size_t end,
         std::size_t stride,
-        std::size_t offset,
-        LocalIndex runStart
+        std::size_t offset
     ) const = 0;
 
     /** @brief Combines buffer values into cells idx[begin, end) of field @p f with @p op. */
@@ -235,11 +234,10 @@ public:
         std::size_t begin,
         std::size_t end,
         std::size_t stride,
-        std::size_t offset,
-        LocalIndex runStart
+        std::size_t offset
     ) const override
     {
-        packNeighbour(
+        halo::pack(
             views_[f],
             valuesAt(buffer, end, stride),
             indices(idx, end),
@@ -247,7 +245,6 @@ public:
             end,
             stride,
             offset,
-            runStart,
             exec_
         );
     }

@@ -8,25 +8,29 @@
 namespace fieldsync::halo
 {
 
-IndexRuns::IndexRuns(const RankSimplexCommMap& map, std::size_t maxRun)
-    : IndexRuns(map.indices(), map.offsets(), maxRun)
+IndexRuns::IndexRuns(const RankSimplexCommMap& map, std::size_t maxRun, std::source_location where)
+    : IndexRuns(map.indices(), map.offsets(), maxRun, where)
 {
 }
 
 IndexRuns::IndexRuns(
-    std::span<const LocalIndex> indices, std::span<const std::size_t> offsets, std::size_t maxRun
+    std::span<const LocalIndex> indices,
+    std::span<const std::size_t> offsets,
+    std::size_t maxRun,
+    std::source_location where
 )
 {
-    FIELDSYNC_CHECK(
-        maxRun >= 1, "IndexRuns: the longest run kept whole must be at least 1 cell, not 0"
+    FIELDSYNC_CHECK_AT(
+        maxRun >= 1, "IndexRuns: the longest run kept whole must be at least 1 cell, not 0", where
     );
-    FIELDSYNC_CHECK(
+    FIELDSYNC_CHECK_AT(
         offsets.empty() || offsets.back() == indices.size(),
         std::string("IndexRuns: the offsets end at ")
             .append(std::to_string(offsets.empty() ? 0 : offsets.back()))
             .append(", the index list has ")
             .append(std::to_string(indices.size()))
-            .append(" entries")
+            .append(" entries"),
+        where
     );
     const std::size_t lists = offsets.empty() ? 0 : offsets.size() - 1;
     mean_.assign(lists, 0.0);

@@ -8,6 +8,7 @@
 #include "fieldsync/halo/indexRuns.hpp"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 using fieldsync::LocalIndex;
@@ -97,6 +98,17 @@ TEST_CASE("IndexRuns of an empty map and bad input", "[halo][indexRuns]")
     const std::vector<LocalIndex> indices { 3, 4 };
     const std::vector<std::size_t> offsets { 0, 2 };
     CHECK_THROWS_AS(IndexRuns(indices, offsets, 0), fieldsync::Error);
+    std::string text;
+    try
+    {
+        const IndexRuns bad(indices, offsets, 0);
+    }
+    catch (const fieldsync::Error& error)
+    {
+        text = error.what();
+    }
+    CHECK(text.find("test/halo/indexRuns.cpp") != std::string::npos); // the caller's site
+    CHECK(text.find("not 0") != std::string::npos);                   // the bad value
     const std::vector<std::size_t> shortOffsets { 0, 1 };
     CHECK_THROWS_AS(IndexRuns(indices, shortOffsets), fieldsync::Error);
     const IndexRuns whole(indices, offsets);

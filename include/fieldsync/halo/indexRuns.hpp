@@ -5,6 +5,7 @@
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 
 #include <cstddef>
+#include <source_location>
 #include <span>
 #include <vector>
 
@@ -38,17 +39,27 @@ public:
     /** @brief No runs (a map with no neighbours). */
     IndexRuns() = default;
 
-    /** @brief The runs of every neighbour list of @p map, split beyond @p maxRun cells (>= 1). */
-    explicit IndexRuns(const RankSimplexCommMap& map, std::size_t maxRun = defaultMaxRun);
+    /**
+     * @brief The runs of every neighbour list of @p map, split beyond @p maxRun cells.
+     * @throws Error naming @p where when @p maxRun is 0.
+     */
+    explicit IndexRuns(
+        const RankSimplexCommMap& map,
+        std::size_t maxRun = defaultMaxRun,
+        std::source_location where = std::source_location::current()
+    );
 
     /**
      * @brief The runs of the lists @p indices[offsets[k], offsets[k+1]), split beyond
-     * @p maxRun cells (>= 1).
+     * @p maxRun cells.
+     * @throws Error naming @p where when @p maxRun is 0 or the offsets do not end at the size of
+     * @p indices.
      */
     IndexRuns(
         std::span<const LocalIndex> indices,
         std::span<const std::size_t> offsets,
-        std::size_t maxRun = defaultMaxRun
+        std::size_t maxRun = defaultMaxRun,
+        std::source_location where = std::source_location::current()
     );
 
     /** @brief Number of runs of all lists together. */

@@ -4,7 +4,7 @@
 
     python3 benchmarks/plotData.py DIR
 
-reads DIR/<bench>.json for halo_bench, setup_bench, peer_bench, collectives_bench,
+reads DIR/<bench>.json for halo_bench, setup_bench, peer_bench, pack_bench, collectives_bench,
 backend_bench, algorithms_bench and hierarchy_bench (those present), and writes DIR/plots/*.dat
 (one block per series, blocks separated by two blank lines) and DIR/plots/plots.gp, which draws
 one PNG per plot: times in microseconds against size (log-log), ratios against size (log x, a
@@ -200,7 +200,19 @@ def hierarchy(d, plots):
               True)
 
 
-READERS = {"peer_bench": peer, "halo_bench": halo, "setup_bench": setup,
+def pack(d, plots):
+    """pack_bench: speed / memcpy speed of the pack by runs and by the gather on the METIS send
+    lists, one line per form and component count, against the packed bytes."""
+    rows = [r for r in d["rows"] if r["list"].startswith("metis3d") and r["list"].endswith("send")]
+    series = []
+    for (nc,), part in groups(rows, "components").items():
+        series += [("%s %dc" % (name, nc), ratio(part, "bytes", "memcpy_s", key))
+                   for name, key in (("runs", "runs_s"), ("gather", "gather_s"))]
+    plots.add("pack_speed", "pack_bench: pack speed / memcpy speed, METIS send lists", "bytes",
+              series, True)
+
+
+READERS = {"peer_bench": peer, "pack_bench": pack, "halo_bench": halo, "setup_bench": setup,
            "collectives_bench": collectives, "backend_bench": backend,
            "algorithms_bench": algorithms, "hierarchy_bench": hierarchy}
 

@@ -74,24 +74,36 @@ IndexCache::~IndexCache()
 {
     for (const Entry& e : entries_)
     {
-        e.space->deallocate(const_cast<LocalIndex*>(e.arrays.send));
-        e.space->deallocate(const_cast<LocalIndex*>(e.arrays.receive));
+        for (const void* data : { static_cast<const void*>(e.arrays.send),
+                                  static_cast<const void*>(e.arrays.receive),
+                                  static_cast<const void*>(e.arrays.sendRuns.first),
+                                  static_cast<const void*>(e.arrays.sendRuns.at),
+                                  static_cast<const void*>(e.arrays.receiveRuns.first),
+                                  static_cast<const void*>(e.arrays.receiveRuns.at) })
+        {
+            e.space->deallocate(const_cast<void*>(data));
+        }
     }
 }
 
-const LocalIndex* IndexCache::copy(const mpi::SpaceOps& space, const RankSimplexCommMap& map)
+template<typename T>
+const T* IndexCache::copy(const mpi::SpaceOps& space, std::span<const T> values)
 {
-    const std::size_t bytes = map.totalSize() * sizeof(LocalIndex);
-    auto* data = static_cast<LocalIndex*>(space.allocate(bytes, "fieldsync::mapIndices"));
+    const std::size_t bytes = values.size() * sizeof(T);
+    auto* data = static_cast<T*>(space.allocate(bytes, "fieldsync::mapIndices"));
     if (bytes > 0)
     {
-        space.fromHost(data, map.indices().data(), bytes);
+        space.fromHost(data, values.data(), bytes);
     }
     return data;
 }
 
 const IndexArrays& IndexCache::get(
-    const mpi::SpaceOps& space, const RankSimplexCommMap& send, const RankSimplexCommMap& receive
+    const mpi::SpaceOps& space,
+    const RankSimplexCommMap& send,
+    const RankSimplexCommMap& receive,
+    const IndexRuns& sendRuns,
+    const IndexRuns& receiveRuns
 )
 {
     for (const Entry& e : entries_)
@@ -101,7 +113,15 @@ const IndexArrays& IndexCache::get(
             return e.arrays;
         }
     }
-    entries_.push_back(Entry { &space, IndexArrays { copy(space, send), copy(space, receive) } });
+    const auto runs = [&](const IndexRuns& r)
+    {
+        return RunArrays { copy(space, r.first()), copy(space, r.at()) };
+    };
+    entries_.push_back(Entry { &space,
+                               IndexArrays { copy(space, send.indices()),
+                                             copy(space, receive.indices()),
+                                             runs(sendRuns),
+                                             runs(receiveRuns) } });
     return entries_.back().arrays;
 }
 

@@ -4,6 +4,7 @@
 
 #include "fieldsync/core/localIndex.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
+#include "fieldsync/halo/indexRuns.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <deque>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace fieldsync::halo
@@ -89,14 +91,23 @@ private:
     std::deque<Entry> entries_; /**< the buffers */
 };
 
+/** @brief The runs of one map in one memory space (IndexRuns' arrays). */
+struct RunArrays
+{
+    const LocalIndex* first { nullptr }; /**< IndexRuns::first() */
+    const std::size_t* at { nullptr };   /**< IndexRuns::at() */
+};
+
 /** @brief The send and receive map indices in one memory space (for pack and unpack kernels). */
 struct IndexArrays
 {
     const LocalIndex* send { nullptr };    /**< send map indices */
     const LocalIndex* receive { nullptr }; /**< receive map indices */
+    RunArrays sendRuns;                    /**< runs of the send map */
+    RunArrays receiveRuns;                 /**< runs of the receive map */
 };
 
-/** @brief The map indices per memory space, copied there on first use and kept. */
+/** @brief The map indices and their runs per memory space, copied there on first use and kept. */
 class IndexCache
 {
 public:
@@ -107,11 +118,13 @@ public:
     IndexCache(IndexCache&&) = delete;
     IndexCache& operator=(IndexCache&&) = delete;
 
-    /** @brief The arrays of @p send and @p receive in @p space. */
+    /** @brief The arrays of @p send and @p receive, and of their runs, in @p space. */
     const IndexArrays&
     get(const mpi::SpaceOps& space,
         const RankSimplexCommMap& send,
-        const RankSimplexCommMap& receive);
+        const RankSimplexCommMap& receive,
+        const IndexRuns& sendRuns,
+        const IndexRuns& receiveRuns);
 
 private:
     struct Entry
@@ -120,7 +133,9 @@ private:
         IndexArrays arrays;                     /**< the arrays */
     };
 
-    static const LocalIndex* copy(const mpi::SpaceOps& space, const RankSimplexCommMap& map);
+    /** @brief A copy of @p values in @p space. */
+    template<typename T>
+    static const T* copy(const mpi::SpaceOps& space, std::span<const T> values);
 
     std::deque<Entry> entries_; /**< one per memory space (stable addresses) */
 };

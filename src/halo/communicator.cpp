@@ -70,6 +70,8 @@ CommunicatorState::CommunicatorState(
     );
     setUpNotices(where);
     sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
+    sendRuns_ = IndexRuns(sendMap_);
+    receiveRuns_ = IndexRuns(receiveMap_);
     for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
     {
         for (std::size_t k = 0; k < map->neighbourCount(); ++k)

@@ -240,6 +240,8 @@ public:
     mpi::MPIEnvironment env_;               /**< the duplicated communicator */
     RankSimplexCommMap sendMap_;            /**< cells sent to each neighbour */
     RankSimplexCommMap receiveMap_;         /**< ghost cells received from each */
+    IndexRuns sendRuns_;                    /**< runs of the send map (analysed at commit) */
+    IndexRuns receiveRuns_;                 /**< runs of the receive map */
     bool sendRepeats_ { false };            /**< send map repeats a cell per neighbour */
     std::size_t maxCells_ { 0 };            /**< most cells of one neighbour, either map */
     std::deque<Exchange> exchanges_;        /**< every key seen (stable addresses) */

@@ -39,6 +39,67 @@ bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map)
     }
     return !half.anyDirect() || direct < nonEmpty(map);
 }
+
+/**
+ * @brief Calls @p byRuns(k0, k1) or @p gather(k0, k1) for each range [k0, k1) of neighbours of
+ * @p map that go through the buffer of @p half in one form (IndexRuns::usesRuns), as long as
+ * possible (one kernel for the range) unless @p perNeighbour; neighbours in place split ranges.
+ */
+template<typename ByRuns, typename Gather>
+void forEachRange(
+    const CommBufferCore& half,
+    const RankSimplexCommMap& map,
+    const IndexRuns& runs,
+    bool perNeighbour,
+    const ByRuns& byRuns,
+    const Gather& gather
+)
+{
+    const std::size_t n = map.neighbourCount();
+    const auto empty = [&](std::size_t k)
+    {
+        return map.offsets()[k] == map.offsets()[k + 1];
+    };
+    std::size_t k { 0 };
+    while (k < n)
+    {
+        if (half.isDirect(k) || empty(k))
+        {
+            ++k;
+            continue;
+        }
+        const bool useRuns = runs.usesRuns(k);
+        std::size_t end { k + 1 };
+        while (!perNeighbour && end < n && !half.isDirect(end) &&
+               (empty(end) || runs.usesRuns(end) == useRuns))
+        {
+            ++end;
+        }
+        if (useRuns)
+        {
+            byRuns(k, end);
+        }
+        else
+        {
+            gather(k, end);
+        }
+        k = end;
+    }
+}
+
+/** @brief The runs of neighbours [k0, k1) of @p map in the arrays @p arrays. */
+RunRange runRange(
+    const RunArrays& arrays,
+    const IndexRuns& runs,
+    const RankSimplexCommMap& map,
+    std::size_t k0,
+    std::size_t k1
+) noexcept
+{
+    return RunRange {
+        arrays.first, arrays.at, runs.runBegin(k0), runs.runEnd(k1 - 1), map.offsets()[k1]
+    };
+}
 } // namespace
 
 void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
@@ -274,37 +335,30 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     }
     const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
     const auto packStart = stamp();
-    const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
+    const IndexArrays& arrays =
+        indices_.get(fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_);
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
-    bool anyRun { false };
-    for (std::size_t k = 0; k < out.neighbourCount(); ++k)
-    {
-        anyRun = anyRun || out.runStart(k) >= 0;
-    }
-    const bool oneKernel = !half.anyDirect() && (!anyRun || stride != 1);
+    const RunArrays& runArrays = exchange.reverse ? arrays.receiveRuns : arrays.sendRuns;
+    const IndexRuns& runs = exchange.reverse ? receiveRuns_ : sendRuns_;
     std::size_t offset { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
-        if (oneKernel)
-        {
-            fields.pack(f, idx, half.data(), 0, out.totalSize(), stride, offset, -1);
-        }
-        for (std::size_t k = 0; !oneKernel && k < out.neighbourCount(); ++k)
-        {
-            if (!half.isDirect(k) && out.offsets()[k] < out.offsets()[k + 1])
-            {
+        forEachRange(
+            half,
+            out,
+            runs,
+            false,
+            [&](std::size_t k0, std::size_t k1) {
+                fields.packRuns(
+                    f, runRange(runArrays, runs, out, k0, k1), half.data(), stride, offset
+                );
+            },
+            [&](std::size_t k0, std::size_t k1) {
                 fields.pack(
-                    f,
-                    idx,
-                    half.data(),
-                    out.offsets()[k],
-                    out.offsets()[k + 1],
-                    stride,
-                    offset,
-                    out.runStart(k)
+                    f, idx, half.data(), out.offsets()[k0], out.offsets()[k1], stride, offset
                 );
             }
-        }
+        );
         offset += exchange.fields[f].components;
     }
     fields.fence();
@@ -417,8 +471,11 @@ void CommunicatorState::finish(
     {
         return false;
     }
-    const IndexArrays& arrays = indices_.get(fields.space(), sendMap_, receiveMap_);
+    const IndexArrays& arrays =
+        indices_.get(fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_);
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
+    const RunArrays& runArrays = reverse ? arrays.sendRuns : arrays.receiveRuns;
+    const IndexRuns& runs = reverse ? sendRuns_ : receiveRuns_;
     std::size_t stride { 0 };
     for (const FieldShape& shape : exchange.fields)
     {
@@ -427,27 +484,38 @@ void CommunicatorState::finish(
     std::size_t offset { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
-        if (!half.anyDirect() && !reverse)
-        {
-            fields.unpack(f, idx, half.data(), 0, in.totalSize(), stride, offset, exchange.op);
-        }
-        // per neighbour, in ascending rank order: deterministic combination
-        for (std::size_t k = 0; (half.anyDirect() || reverse) && k < in.neighbourCount(); ++k)
-        {
-            if (!half.isDirect(k) && in.offsets()[k] < in.offsets()[k + 1])
+        // a reverse exchange combines per neighbour, in ascending rank order: deterministic, and
+        // no two threads of one kernel combine into the same cell
+        forEachRange(
+            half,
+            in,
+            runs,
+            reverse,
+            [&](std::size_t k0, std::size_t k1)
+            {
+                fields.unpackRuns(
+                    f,
+                    runRange(runArrays, runs, in, k0, k1),
+                    half.data(),
+                    stride,
+                    offset,
+                    exchange.op
+                );
+            },
+            [&](std::size_t k0, std::size_t k1)
             {
                 fields.unpack(
                     f,
                     idx,
                     half.data(),
-                    in.offsets()[k],
-                    in.offsets()[k + 1],
+                    in.offsets()[k0],
+                    in.offsets()[k1],
                     stride,
                     offset,
                     exchange.op
                 );
             }
-        }
+        );
         offset += exchange.fields[f].components;
     }
     fields.fence();

@@ -181,12 +181,14 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
     const int n = env.sizeRank();
     for (const Shape shape : { Shape::Ring, Shape::Random })
     {
-        for (const bool scatter : { false, true })
+        // ghosts contiguous (0), scattered (1), or in shuffled blocks of 6 (lists of runs)
+        for (const int block : { 0, 1, 6 })
         {
             for (const int persistent : { 0, 1, 2 }) // never, always, automatic
             {
-                CAPTURE(static_cast<int>(shape), scatter, persistent);
-                const auto setup = fieldsync::test::makeSetup(me, n, shape, 23, 12, scatter);
+                CAPTURE(static_cast<int>(shape), block, persistent);
+                const auto setup =
+                    fieldsync::test::makeSetup(me, n, shape, 23, 12, block > 0, std::max(block, 1));
                 // check mode allocates (headers, mailbox): this test is of the exchange alone
                 fieldsync::halo::CommitOptions unchecked;
                 unchecked.check = false;

@@ -109,10 +109,12 @@ struct Setup
 
 /**
  * @brief Builds rank @p me's maps. Ghosts are numbered after the owned cells, neighbour after
- * neighbour (contiguous per neighbour) or, with @p scatter, in a random permutation.
+ * neighbour (contiguous per neighbour) or, with @p scatter, in a random permutation of blocks of
+ * @p block consecutive numbers (1: of single cells; larger: receive lists made of runs).
  */
-inline Setup
-makeSetup(int me, int nRanks, Shape shape, std::uint64_t seed, int maxSize, bool scatter)
+inline Setup makeSetup(
+    int me, int nRanks, Shape shape, std::uint64_t seed, int maxSize, bool scatter, int block = 1
+)
 {
     Setup setup;
     setup.nOwned = ownedCount(me);
@@ -134,12 +136,24 @@ makeSetup(int me, int nRanks, Shape shape, std::uint64_t seed, int maxSize, bool
     std::iota(position.begin(), position.end(), setup.nOwned);
     if (scatter)
     {
+        const auto width = static_cast<std::size_t>(block);
+        std::vector<std::size_t> blocks((position.size() + width - 1) / width);
+        std::iota(blocks.begin(), blocks.end(), std::size_t { 0 });
         std::uint64_t state = mix(seed + 77 + static_cast<std::uint64_t>(me));
-        for (std::size_t i = position.size(); i > 1; --i)
+        for (std::size_t i = blocks.size(); i > 1; --i)
         {
             state = mix(state);
-            std::swap(position[i - 1], position[state % i]);
+            std::swap(blocks[i - 1], blocks[state % i]);
         }
+        std::vector<LocalIndex> permuted;
+        for (const std::size_t b : blocks)
+        {
+            for (std::size_t j = b * width; j < std::min(position.size(), (b + 1) * width); ++j)
+            {
+                permuted.push_back(position[j]);
+            }
+        }
+        position = std::move(permuted);
     }
     setup.nLocal = setup.nOwned + ghosts;
     setup.globalId.resize(static_cast<std::size_t>(setup.nLocal), -1);

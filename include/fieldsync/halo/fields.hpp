@@ -50,6 +50,19 @@ struct FieldShape
 };
 
 /**
+ * @brief Runs [begin, end) of an IndexRuns' arrays copied to the fields' memory space, and the
+ * list positions they cover end before @p positions (buffers are sized by it).
+ */
+struct RunRange
+{
+    const LocalIndex* first { nullptr }; /**< first cell of each run (IndexRuns::first) */
+    const std::size_t* at { nullptr };   /**< list position of each run (IndexRuns::at) */
+    std::size_t begin { 0 };             /**< first run */
+    std::size_t end { 0 };               /**< one past the last run */
+    std::size_t positions { 0 };         /**< one past the last list position of the runs */
+};
+
+/**
  * @brief Holds the fields of an exchange in flight whose memory MPI reads or writes in place, so
  * that a field the caller lets go before finalising (or before destroying the Communicator) is
  * not freed under MPI. Made once per exchange and view type, then reused: holding costs a
@@ -96,8 +109,8 @@ public:
 
     /**
      * @brief Packs cells idx[begin, end) of field @p f into @p buffer (bytes in the fields'
-     * space) at value (i * stride + offset + c); a plain copy where the cells are one run from
-     * @p runStart (>= 0) of a rank-1 field.
+     * space) at value (i * stride + offset + c), with the general gather (halo::pack()); lists
+     * of runs go to packRuns().
      */
     virtual void pack(
         std::size_t f,
@@ -106,8 +119,7 @@ public:
         std::size_t begin,
         std::size_t end,
         std::size_t stride,
-        std::size_t offset,
-        LocalIndex runStart
+        std::size_t offset
     ) const = 0;
 
     /** @brief Combines buffer values into cells idx[begin, end) of field @p f with @p op. */
@@ -117,6 +129,24 @@ public:
         const char* buffer,
         std::size_t begin,
         std::size_t end,
+        std::size_t stride,
+        std::size_t offset,
+        ReverseOp op
+    ) const = 0;
+
+    /**
+     * @brief Packs the cells of @p runs of field @p f into @p buffer at value
+     * (i * stride + offset + c), i the list position (halo::packRuns()).
+     */
+    virtual void packRuns(
+        std::size_t f, const RunRange& runs, char* buffer, std::size_t stride, std::size_t offset
+    ) const = 0;
+
+    /** @brief Combines buffer values into the cells of @p runs of field @p f with @p op. */
+    virtual void unpackRuns(
+        std::size_t f,
+        const RunRange& runs,
+        const char* buffer,
         std::size_t stride,
         std::size_t offset,
         ReverseOp op
@@ -204,11 +234,10 @@ public:
         std::size_t begin,
         std::size_t end,
         std::size_t stride,
-        std::size_t offset,
-        LocalIndex runStart
+        std::size_t offset
     ) const override
     {
-        packNeighbour(
+        halo::pack(
             views_[f],
             valuesAt(buffer, end, stride),
             indices(idx, end),
@@ -216,7 +245,6 @@ public:
             end,
             stride,
             offset,
-            runStart,
             exec_
         );
     }
@@ -238,6 +266,46 @@ public:
             indices(idx, end),
             begin,
             end,
+            stride,
+            offset,
+            op,
+            exec_
+        );
+    }
+
+    void packRuns(
+        std::size_t f, const RunRange& runs, char* buffer, std::size_t stride, std::size_t offset
+    ) const override
+    {
+        halo::packRuns(
+            views_[f],
+            valuesAt(buffer, runs.positions, stride),
+            indices(runs.first, runs.end),
+            positions(runs.at, runs.end + 1),
+            runs.begin,
+            runs.end,
+            stride,
+            offset,
+            exec_
+        );
+    }
+
+    void unpackRuns(
+        std::size_t f,
+        const RunRange& runs,
+        const char* buffer,
+        std::size_t stride,
+        std::size_t offset,
+        ReverseOp op
+    ) const override
+    {
+        halo::unpackRuns(
+            views_[f],
+            valuesAt(const_cast<char*>(buffer), runs.positions, stride),
+            indices(runs.first, runs.end),
+            positions(runs.at, runs.end + 1),
+            runs.begin,
+            runs.end,
             stride,
             offset,
             op,
@@ -277,6 +345,12 @@ private:
     indices(const LocalIndex* idx, std::size_t end)
     {
         return Kokkos::View<const LocalIndex*, MemSpace, Unmanaged>(idx, end);
+    }
+
+    static Kokkos::View<const std::size_t*, MemSpace, Unmanaged>
+    positions(const std::size_t* at, std::size_t size)
+    {
+        return Kokkos::View<const std::size_t*, MemSpace, Unmanaged>(at, size);
     }
 
     std::span<const V> views_; /**< the caller's views */

@@ -276,4 +276,273 @@ void unpack(
     );
 }
 
+/**
+ * @brief Copies @p n values from @p from to @p to on the host: a plain loop for short runs (a
+ * library memcpy call costs more than copying a few cache lines), std::memcpy for long ones.
+ */
+template<typename T>
+inline void copyRun(T* __restrict to, const T* __restrict from, std::size_t n)
+{
+    constexpr std::size_t loopBelow { 256 / sizeof(T) + 1 };
+    if (n < loopBelow)
+    {
+        for (std::size_t j = 0; j < n; ++j)
+        {
+            to[j] = from[j];
+        }
+        return;
+    }
+    std::memcpy(to, from, n * sizeof(T));
+}
+
+/**
+ * @brief How the runs kernels (packRuns(), unpackRuns()) run: Auto picks std::memcpy per run on
+ * synchronous host spaces where the field's rows and the buffer are contiguous, else Teams on a
+ * GPU and Loop elsewhere; Loop and Teams force that kernel (tests run both on the host).
+ */
+enum class RunKernel
+{
+    Auto,  /**< memcpy where possible, else Teams on a GPU and Loop on the host */
+    Loop,  /**< one thread per run, a loop over its cells and components */
+    Teams, /**< a team per run, its threads over the run's (cell, component) pairs */
+};
+
+/** @brief Whether a rank-2 view of @p V keeps a component's cells next to each other. */
+template<typename V>
+inline constexpr bool cellsFastest =
+    viewRank<V> == 2 && std::is_same_v<typename V::array_layout, Kokkos::LayoutLeft>;
+
+/**
+ * @brief Whether the components of cell i of @p field are values i * components + c of its data
+ * (a rank-1 view of stride 1, or a rank-2 view with contiguous rows): a run of cells is then
+ * one stretch of memory.
+ */
+template<typename V>
+bool rowsContiguous(const V& field)
+{
+    if constexpr (viewRank<V> == 1)
+    {
+        return field.stride(0) == 1;
+    }
+    else
+    {
+        return field.stride(1) == 1 && field.stride(0) == field.extent(1);
+    }
+}
+
+/**
+ * @brief Runs f(i, cell, c) on @p exec for every run r in [runBegin, runEnd) of the arrays
+ * @p first and @p at (IndexRuns' layout), every list position i = at(r) + j with cell
+ * first(r) + j for j < at(r + 1) - at(r), and every component c < @p comps: one kernel launch
+ * for all runs. Teams (a GPU): a team per run, consecutive threads on consecutive values of the
+ * field (cells first for @p byCells, components first otherwise). Loop: one thread per run.
+ */
+template<typename Exec, typename R, typename P, typename F>
+void forEachRunElement(
+    const std::string& label,
+    const Exec& exec,
+    const R& first,
+    const P& at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t comps,
+    bool byCells,
+    RunKernel kind,
+    const F& f
+)
+{
+    if (runEnd <= runBegin)
+    {
+        return;
+    }
+    const auto r0 = static_cast<std::int64_t>(runBegin);
+    if (kind == RunKernel::Teams || (kind == RunKernel::Auto && threadPerComponent<Exec>))
+    {
+        using Policy = Kokkos::TeamPolicy<Exec>;
+        Kokkos::parallel_for(
+            label,
+            Policy(exec, static_cast<int>(runEnd - runBegin), Kokkos::AUTO),
+            KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+                const auto r = static_cast<std::size_t>(r0 + team.league_rank());
+                const std::size_t pos = at(r);
+                const std::size_t len = at(r + 1) - pos;
+                const auto cell = static_cast<std::int64_t>(first(r));
+                Kokkos::parallel_for(
+                    Kokkos::TeamThreadRange(team, len * comps),
+                    [&](const std::size_t k)
+                    {
+                        const std::size_t j = byCells ? k % len : k / comps;
+                        const std::size_t c = byCells ? k / len : k % comps;
+                        f(pos + j, cell + static_cast<std::int64_t>(j), c);
+                    }
+                );
+            }
+        );
+        return;
+    }
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<Exec>(exec, r0, static_cast<std::int64_t>(runEnd)),
+        KOKKOS_LAMBDA(const std::int64_t run) {
+            const auto r = static_cast<std::size_t>(run);
+            const std::size_t pos = at(r);
+            const std::size_t len = at(r + 1) - pos;
+            const auto cell = static_cast<std::int64_t>(first(r));
+            // the inner loop walks the field's memory in order
+            const std::size_t outer = byCells ? comps : len;
+            const std::size_t inner = byCells ? len : comps;
+            for (std::size_t a = 0; a < outer; ++a)
+            {
+                for (std::size_t b = 0; b < inner; ++b)
+                {
+                    const std::size_t j = byCells ? b : a;
+                    f(pos + j, cell + static_cast<std::int64_t>(j), byCells ? a : b);
+                }
+            }
+        }
+    );
+}
+
+/**
+ * @brief Whether packRuns()/unpackRuns() copy each run on the host (copyRuns()): @p kind is Auto,
+ * @p Exec is a synchronous host space, the field's rows are contiguous and the buffer holds this
+ * field alone (@p stride is its component count).
+ */
+template<typename Exec, typename V>
+bool copiesRunsOnHost(const V& field, std::size_t stride, RunKernel kind)
+{
+    if constexpr (mpi::synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
+    {
+        return kind == RunKernel::Auto && stride == componentsOf(field) && rowsContiguous(field);
+    }
+    else
+    {
+        return false;
+    }
+}
+
+/**
+ * @brief Copies the runs [runBegin, runEnd) between @p field and @p buffer on the host (into the
+ * buffer when @p toBuffer, else into the field), where copiesRunsOnHost() says so.
+ */
+template<typename V, typename B, typename R, typename P>
+void copyRuns(
+    const V& field,
+    const B& buffer,
+    const R& first,
+    const P& at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    bool toBuffer
+)
+{
+    const std::size_t comps = componentsOf(field);
+    for (std::size_t r = runBegin; r < runEnd; ++r)
+    {
+        auto* cells = field.data() + static_cast<std::size_t>(first(r)) * comps;
+        auto* values = buffer.data() + at(r) * comps;
+        const std::size_t n = (at(r + 1) - at(r)) * comps;
+        if (toBuffer)
+        {
+            copyRun(values, cells, n);
+        }
+        else
+        {
+            copyRun(cells, values, n);
+        }
+    }
+}
+
+/**
+ * @brief Packs the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) of
+ * @p field into buffer(i * stride + offset + c), i the list position: a copy per run (copyRuns())
+ * on a synchronous host space where the field's rows are contiguous and the buffer holds only this
+ * field (@p stride is its component count), else one kernel over (run, element) on @p exec.
+ */
+template<
+    typename V,
+    typename B,
+    typename R,
+    typename P,
+    typename Exec = typename V::execution_space>
+void packRuns(
+    const V& field,
+    const B& buffer,
+    const R& first,
+    const P& at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t stride,
+    std::size_t offset,
+    const Exec& exec = Exec(),
+    RunKernel kind = RunKernel::Auto
+)
+{
+    if (copiesRunsOnHost<Exec>(field, stride, kind))
+    {
+        copyRuns(field, buffer, first, at, runBegin, runEnd, true);
+        return;
+    }
+    forEachRunElement(
+        packLabel(),
+        exec,
+        first,
+        at,
+        runBegin,
+        runEnd,
+        componentsOf(field),
+        cellsFastest<V>,
+        kind,
+        KOKKOS_LAMBDA(const std::size_t i, const std::int64_t cell, const std::size_t c) {
+            buffer(i * stride + offset + c) = cellAt(field, cell, c);
+        }
+    );
+}
+
+/**
+ * @brief Combines buffer(i * stride + offset + c) into the cells of the runs [runBegin, runEnd)
+ * of @p field with @p op, as packRuns() reads them (a copy per run for ReverseOp::Replace
+ * where packRuns() would copy).
+ */
+template<
+    typename V,
+    typename B,
+    typename R,
+    typename P,
+    typename Exec = typename V::execution_space>
+void unpackRuns(
+    const V& field,
+    const B& buffer,
+    const R& first,
+    const P& at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t stride,
+    std::size_t offset,
+    ReverseOp op,
+    const Exec& exec = Exec(),
+    RunKernel kind = RunKernel::Auto
+)
+{
+    if (op == ReverseOp::Replace && copiesRunsOnHost<Exec>(field, stride, kind))
+    {
+        copyRuns(field, buffer, first, at, runBegin, runEnd, false);
+        return;
+    }
+    forEachRunElement(
+        unpackLabel(),
+        exec,
+        first,
+        at,
+        runBegin,
+        runEnd,
+        componentsOf(field),
+        cellsFastest<V>,
+        kind,
+        KOKKOS_LAMBDA(const std::size_t i, const std::int64_t cell, const std::size_t c) {
+            combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op);
+        }
+    );
+}
+
 } // namespace fieldsync::halo

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/rankSimplexCommMap.hpp"
+
+#include <cstddef>
+#include <source_location>
+#include <span>
+#include <vector>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief The runs of consecutive cells in each neighbour's index list of a RankSimplexCommMap,
+ * found once at set-up (as PetscSF analyses its graph), and the form each list is packed in.
+ *
+ * A run is a stretch of the list whose cells ascend by one: positions at()[r] to at()[r+1] of
+ * the map's flat index array hold cells first()[r], first()[r] + 1, ... Runs never cross from one
+ * neighbour to the next: neighbour k's runs are [runBegin(k), runEnd(k)), and at()[runBegin(k)]
+ * is the map's offsets()[k]. Runs longer than @p maxRun cells are split, so that a GPU kernel
+ * with a team per run keeps its teams evenly loaded (the host copies each piece with memcpy).
+ *
+ * A list is packed by runs (usesRuns()) when its mean run length, before splitting, is at least
+ * runsFrom cells: each run is then one copy (memcpy on synchronous host spaces, one kernel over
+ * (run, element) elsewhere) instead of a gather through the index list.
+ */
+class IndexRuns
+{
+public:
+    /** @brief Mean run length (cells) from which a list is packed by runs (measured:
+     * doc/performance.md). */
+    static constexpr double runsFrom { 4.0 };
+
+    /** @brief Longest run kept whole (cells); longer ones are split. */
+    static constexpr std::size_t defaultMaxRun { 512 };
+
+    /** @brief No runs (a map with no neighbours). */
+    IndexRuns() = default;
+
+    /**
+     * @brief The runs of every neighbour list of @p map, split beyond @p maxRun cells.
+     * @throws Error naming @p where when @p maxRun is 0.
+     */
+    explicit IndexRuns(
+        const RankSimplexCommMap& map,
+        std::size_t maxRun = defaultMaxRun,
+        std::source_location where = std::source_location::current()
+    );
+
+    /**
+     * @brief The runs of the lists @p indices[offsets[k], offsets[k+1]), split beyond
+     * @p maxRun cells.
+     * @throws Error naming @p where when @p maxRun is 0 or the offsets do not end at the size of
+     * @p indices.
+     */
+    IndexRuns(
+        std::span<const LocalIndex> indices,
+        std::span<const std::size_t> offsets,
+        std::size_t maxRun = defaultMaxRun,
+        std::source_location where = std::source_location::current()
+    );
+
+    /** @brief Number of runs of all lists together. */
+    [[nodiscard]] std::size_t runCount() const noexcept { return first_.size(); }
+
+    /** @brief First cell of each run. */
+    [[nodiscard]] std::span<const LocalIndex> first() const noexcept { return first_; }
+
+    /** @brief Position in the flat index array of each run's first cell, and the total size. */
+    [[nodiscard]] std::span<const std::size_t> at() const noexcept { return at_; }
+
+    /** @brief First run of list @p k. */
+    [[nodiscard]] std::size_t runBegin(std::size_t k) const noexcept { return runOffsets_[k]; }
+
+    /** @brief One past the last run of list @p k. */
+    [[nodiscard]] std::size_t runEnd(std::size_t k) const noexcept { return runOffsets_[k + 1]; }
+
+    /** @brief Cells per run of list @p k before splitting (0 for an empty list). */
+    [[nodiscard]] double meanRunLength(std::size_t k) const noexcept { return mean_[k]; }
+
+    /** @brief Whether list @p k is packed by runs (mean run length at least runsFrom). */
+    [[nodiscard]] bool usesRuns(std::size_t k) const noexcept { return mean_[k] >= runsFrom; }
+
+    /** @brief Whether some list is packed by runs. */
+    [[nodiscard]] bool anyRuns() const noexcept { return anyRuns_; }
+
+    /** @brief Whether every non-empty list is packed by runs. */
+    [[nodiscard]] bool allRuns() const noexcept { return allRuns_; }
+
+private:
+    std::vector<LocalIndex> first_;             /**< first cell of each run */
+    std::vector<std::size_t> at_ { 0 };         /**< list position of each run, then the total */
+    std::vector<std::size_t> runOffsets_ { 0 }; /**< runs of list k: [k], [k+1] */
+    std::vector<double> mean_;                  /**< mean run length per list, unsplit */
+    bool anyRuns_ { false };                    /**< some list uses runs */
+    bool allRuns_ { true };                     /**< every non-empty list uses runs */
+};
+
+} // namespace fieldsync::halo

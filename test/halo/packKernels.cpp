@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+// The runs kernels (packRuns, unpackRuns) in every memory space of the build, as std::memcpy per
+// run, as one thread per run and as a team per run, on lists with runs of length 1, mixed, long
+// and at both ends of the field, 1, 3 and 8 components, LayoutRight and LayoutLeft: packed values
+// and unpacked cells must hold a known function of the cell's global id, and nothing else may be
+// written. The general gather kernel packs the same lists as a second opinion.
+#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/memorySpaces.hpp"
+
+#include "fieldsync/halo/indexRuns.hpp"
+#include "fieldsync/halo/packKernels.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using fieldsync::LocalIndex;
+using fieldsync::halo::IndexRuns;
+using fieldsync::halo::ReverseOp;
+using fieldsync::halo::RunKernel;
+
+namespace
+{
+constexpr std::size_t cells { 64 };
+constexpr double poison { -777.25 };
+
+/** @brief The global id of local cell @p i (any one-to-one function). */
+KOKKOS_INLINE_FUNCTION long globalOf(std::int64_t i)
+{
+    return 1000 + 7 * static_cast<long>(i);
+}
+
+/** @brief The value of component @p c of the cell of global id @p g. */
+KOKKOS_INLINE_FUNCTION double valueOf(long g, std::size_t c)
+{
+    return static_cast<double>(g) * 16.0 + static_cast<double>(c) * 0.5;
+}
+
+/** @brief Kernel functor: valueOf(globalOf(i), c) in every cell. */
+template<typename View>
+struct FillTruth
+{
+    View field;        /**< the field */
+    std::size_t comps; /**< its components */
+    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t i) const
+    {
+        for (std::size_t c = 0; c < comps; ++c)
+        {
+            fieldsync::halo::cellAt(field, i, c) = valueOf(globalOf(i), c);
+        }
+    }
+};
+
+/** @brief The lists: runs of length 1, mixed, one long run, both field ends. */
+struct Lists
+{
+    std::vector<LocalIndex> indices { 5,  9,  2,  63, 0, // runs of 1
+                                      0,  1,  2,  10, 20, 21, 22, 23, 24, 25, 7,  62, 63, // mixed
+                                      30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+                                      43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55,
+                                      56, 57, 58, 59, 60, 61, 62, 63 }; // one long run to the end
+    std::vector<std::size_t> offsets { 0, 5, 18, 52 };
+};
+
+template<typename T, typename Space>
+Kokkos::View<T*, fieldsync_test::DeviceFor<Space>> toSpace(const std::vector<T>& host)
+{
+    Kokkos::View<T*, fieldsync_test::DeviceFor<Space>> view("lists", host.size());
+    Kokkos::deep_copy(
+        view,
+        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            host.data(), host.size()
+        )
+    );
+    return view;
+}
+
+/** @brief A field of @p View type (rank 1 for one component) holding the truth. */
+template<typename View>
+View truthField(std::size_t comps)
+{
+    View field;
+    if constexpr (View::rank == 1)
+    {
+        field = View("field", cells);
+    }
+    else
+    {
+        field = View("field", cells, comps);
+    }
+    Kokkos::parallel_for(
+        "fill",
+        Kokkos::RangePolicy<typename View::execution_space>(0, static_cast<std::int64_t>(cells)),
+        FillTruth<View> { field, comps }
+    );
+    Kokkos::fence();
+    return field;
+}
+
+/**
+ * @brief Packs every list of @p lists from a @p View field of @p comps components by runs
+ * (split at @p maxRun) with @p kind, into a buffer of @p stride values per cell at @p offset,
+ * then unpacks it into a poisoned field; returns the wrong values seen (0 when right).
+ */
+template<typename Space, typename View>
+int wrongAfterRuns(
+    std::size_t comps, std::size_t stride, std::size_t offset, RunKernel kind, std::size_t maxRun
+)
+{
+    using Device = fieldsync_test::DeviceFor<Space>;
+    const Lists lists;
+    const IndexRuns runs(lists.indices, lists.offsets, maxRun);
+    const auto first = toSpace<LocalIndex, Space>({ runs.first().begin(), runs.first().end() });
+    const auto at = toSpace<std::size_t, Space>({ runs.at().begin(), runs.at().end() });
+    const View field = truthField<View>(comps);
+    const std::size_t n = lists.indices.size();
+    Kokkos::View<double*, Device> buffer("buffer", n * stride);
+    Kokkos::deep_copy(buffer, poison);
+    const typename View::execution_space exec;
+    // list by list, as the Communicator calls them for neighbours of different forms
+    for (std::size_t k = 0; k + 1 < lists.offsets.size(); ++k)
+    {
+        fieldsync::halo::packRuns(
+            field, buffer, first, at, runs.runBegin(k), runs.runEnd(k), stride, offset, exec, kind
+        );
+    }
+    Kokkos::fence();
+    int wrong { 0 };
+    const auto packed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buffer);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        for (std::size_t v = 0; v < stride; ++v)
+        {
+            const bool mine = v >= offset && v < offset + comps;
+            const double expected = mine ? valueOf(globalOf(lists.indices[i]), v - offset) : poison;
+            wrong += packed(i * stride + v) == expected ? 0 : 1;
+        }
+    }
+    // unpack into a poisoned field (Replace), then once more with Sum over all runs at once
+    View target = truthField<View>(comps);
+    Kokkos::deep_copy(target, poison);
+    fieldsync::halo::unpackRuns(
+        target,
+        buffer,
+        first,
+        at,
+        0,
+        runs.runCount(),
+        stride,
+        offset,
+        ReverseOp::Replace,
+        exec,
+        kind
+    );
+    Kokkos::fence();
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), target);
+    std::vector<int> listed(cells, 0);
+    for (const LocalIndex i : lists.indices)
+    {
+        listed[static_cast<std::size_t>(i)] = 1;
+    }
+    for (std::size_t i = 0; i < cells; ++i)
+    {
+        for (std::size_t c = 0; c < comps; ++c)
+        {
+            const double expected =
+                listed[i] != 0 ? valueOf(globalOf(static_cast<std::int64_t>(i)), c) : poison;
+            wrong += fieldsync::halo::cellAt(host, i, c) == expected ? 0 : 1;
+        }
+    }
+    // Sum: list by list (a cell may be in two lists), onto zeros: count times the truth
+    Kokkos::deep_copy(target, 0.0);
+    for (std::size_t k = 0; k + 1 < lists.offsets.size(); ++k)
+    {
+        fieldsync::halo::unpackRuns(
+            target,
+            buffer,
+            first,
+            at,
+            runs.runBegin(k),
+            runs.runEnd(k),
+            stride,
+            offset,
+            ReverseOp::Sum,
+            exec,
+            kind
+        );
+        Kokkos::fence();
+    }
+    std::vector<int> times(cells, 0);
+    for (const LocalIndex i : lists.indices)
+    {
+        ++times[static_cast<std::size_t>(i)];
+    }
+    Kokkos::deep_copy(host, target);
+    for (std::size_t i = 0; i < cells; ++i)
+    {
+        for (std::size_t c = 0; c < comps; ++c)
+        {
+            const double expected = times[i] * valueOf(globalOf(static_cast<std::int64_t>(i)), c);
+            wrong += fieldsync::halo::cellAt(host, i, c) == expected ? 0 : 1;
+        }
+    }
+    return wrong;
+}
+
+/** @brief wrongAfterRuns for every kernel kind, buffer shape and split length. */
+template<typename Space, typename View>
+void checkAllKinds(std::size_t comps)
+{
+    for (const RunKernel kind : { RunKernel::Auto, RunKernel::Loop, RunKernel::Teams })
+    {
+        for (const std::size_t maxRun :
+             { std::size_t { 512 }, std::size_t { 3 }, std::size_t { 1 } })
+        {
+            // this field alone (memcpy on the host), and in the middle of two other fields
+            for (const std::size_t extra : { std::size_t { 0 }, std::size_t { 3 } })
+            {
+                const std::size_t offset = extra == 0 ? 0 : 1;
+                INFO(
+                    "components " << comps << ", kind " << static_cast<int>(kind) << ", maxRun "
+                                  << maxRun << ", stride " << comps + extra
+                );
+                CHECK(wrongAfterRuns<Space, View>(comps, comps + extra, offset, kind, maxRun) == 0);
+            }
+        }
+    }
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE(
+    "packRuns and unpackRuns move the truth, rank 1 and both layouts",
+    "[halo][packKernels]",
+    fieldsync_test::MemorySpaces
+)
+{
+    using Space = TestType;
+    using Device = fieldsync_test::DeviceFor<Space>;
+    checkAllKinds<Space, Kokkos::View<double*, Device>>(1);
+    for (const std::size_t comps : { std::size_t { 1 }, std::size_t { 3 }, std::size_t { 8 } })
+    {
+        checkAllKinds<Space, Kokkos::View<double**, Kokkos::LayoutRight, Device>>(comps);
+        checkAllKinds<Space, Kokkos::View<double**, Kokkos::LayoutLeft, Device>>(comps);
+    }
+}
+
+TEMPLATE_LIST_TEST_CASE(
+    "packRuns agrees with the general gather kernel",
+    "[halo][packKernels]",
+    fieldsync_test::MemorySpaces
+)
+{
+    using Space = TestType;
+    using Device = fieldsync_test::DeviceFor<Space>;
+    using View = Kokkos::View<double**, Kokkos::LayoutRight, Device>;
+    const Lists lists;
+    const IndexRuns runs(lists.indices, lists.offsets);
+    const auto first = toSpace<LocalIndex, Space>({ runs.first().begin(), runs.first().end() });
+    const auto at = toSpace<std::size_t, Space>({ runs.at().begin(), runs.at().end() });
+    const auto idx = toSpace<LocalIndex, Space>(lists.indices);
+    const View field = truthField<View>(3);
+    const std::size_t n = lists.indices.size();
+    Kokkos::View<double*, Device> byRuns("byRuns", n * 3);
+    Kokkos::View<double*, Device> byGather("byGather", n * 3);
+    fieldsync::halo::packRuns(field, byRuns, first, at, 0, runs.runCount(), 3, 0);
+    fieldsync::halo::pack(field, byGather, idx, 0, n, 3, 0);
+    Kokkos::fence();
+    const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), byRuns);
+    const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), byGather);
+    int differ { 0 };
+    for (std::size_t i = 0; i < n * 3; ++i)
+    {
+        differ += a(i) == b(i) && a(i) == valueOf(globalOf(lists.indices[i / 3]), i % 3) ? 0 : 1;
+    }
+    CHECK(differ == 0);
+}

@@ -14,7 +14,9 @@ squares over the measured rows:
 The terms that the runs here cannot measure are assumptions, given as options: the cost of a
 message to a neighbour (--overhead, software overhead per message, the messages go out together)
 and of a step of a collective (--alpha, one latency across the network). The messages and
-collective steps per set-up are counted from the code (doc/scaling.md says where). Prints the
+collective steps per set-up are counted from the code (doc/scaling.md says where). With
+--fit-network both are fitted instead, from runs on several rank counts that are not
+oversubscribed (the 16-core runs in doc/data/setup-model/cores16-*.json). Prints the
 fitted coefficients and a Markdown table of the predicted set-up per rank for P = 1k, 10k, 100k
 at a fixed local size.
 
@@ -80,6 +82,12 @@ def main():
     parser.add_argument("--neighbours", type=float, default=14, help="neighbour ranks per rank")
     parser.add_argument("--overhead", type=float, default=1e-6, help="seconds per message")
     parser.add_argument("--alpha", type=float, default=2e-6, help="seconds per collective step")
+    parser.add_argument(
+        "--fit-network",
+        action="store_true",
+        help="fit the seconds per message and per collective step from the runs on at most "
+        "--cores ranks (they must span several rank counts) instead of assuming them",
+    )
     args = parser.parse_args()
     runs = [json.load(open(path)) for path in args.json]
     ghosts = args.ghosts or 6 * args.cells ** (2 / 3)
@@ -103,17 +111,29 @@ def main():
         memory = solve(rows, values)
         timed = [
             (row["cellsPerRank"] if path["timeTerm"] == "cells" else row["ghostsPerRank"],
-             row[path["time"]])
+             row[path["time"]],
+             max(rank["neighbours"] for rank in row["perRank"]),
+             run["ranks"])
             for run in runs
             if run["ranks"] <= args.cores
             for row in run["rows"]
         ]
         if len(timed) < 3:
             sys.exit(f"setup-model: need a run on at most {args.cores} ranks with 3 sizes or more")
-        t_rows = [[1.0, n] for n, _ in timed]
-        t_values = [t for _, t in timed]
-        time = solve(t_rows, t_values)
-        fits[name] = (memory, time)
+        t_values = [t for _, t, _, _ in timed]
+        overhead, alpha = args.overhead, args.alpha
+        if args.fit_network:
+            # time = a + b * term + overhead * (messages * neighbours) + alpha * (steps * log2 P)
+            t_rows = [
+                [1.0, n, path["messages"] * k, path["steps"] * math.log2(p)]
+                for n, _, k, p in timed
+            ]
+            time = solve(t_rows, t_values)
+            overhead, alpha = time[2], time[3]
+        else:
+            t_rows = [[1.0, n] for n, _, _, _ in timed]
+            time = solve(t_rows, t_values)
+        fits[name] = (memory, time[:2], overhead, alpha)
         print(
             f"{name}: memory bytes = {memory[0]:.0f} + {memory[1]:.0f} * neighbours + "
             f"{memory[2]:.2f} * cells + {memory[3]:.2f} * ghosts + {memory[4]:.1f} * P "
@@ -122,8 +142,8 @@ def main():
         print(
             f"{name}: time s = {time[0]:.3g} + {time[1]:.3g} * {path['timeTerm']} "
             f"(worst residual {100 * worst(t_rows, t_values, time):.0f}%, {len(timed)} sizes); "
-            f"assumed: + {path['messages']} * {args.overhead:g} s * neighbours "
-            f"+ {path['steps']} * {args.alpha:g} s * log2(P)"
+            f"{'fitted' if args.fit_network else 'assumed'}: + {path['messages']} * "
+            f"{overhead:.3g} s * neighbours + {path['steps']} * {alpha:.3g} s * log2(P)"
         )
 
     print()
@@ -138,10 +158,10 @@ def main():
     for p in (1000, 10000, 100000):
         cells = []
         for name, path in PATHS.items():
-            memory, time = fits[name]
+            memory, time, overhead, alpha = fits[name]
             local = time[0] + time[1] * (args.cells if path["timeTerm"] == "cells" else ghosts)
-            neighbour = path["messages"] * args.overhead * args.neighbours
-            steps = path["steps"] * args.alpha * math.log2(p)
+            neighbour = path["messages"] * overhead * args.neighbours
+            steps = path["steps"] * alpha * math.log2(p)
             kept = memory[0] + memory[1] * args.neighbours + memory[2] * args.cells
             kept += memory[3] * ghosts + memory[4] * p
             cells += [f"{1e3 * (local + neighbour + steps):.2f} ms", f"{kept / 2**20:.2f} MiB"]

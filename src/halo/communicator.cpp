@@ -252,17 +252,16 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
             );
         }
     }
-    catch (const Error& error)
+    catch (const Error&)
     {
         exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
         if (!noticed_) // a notice settled the exchange already
         {
             releaseAfterFailure(exchange, where);
         }
-        if (!noticed_ && exchange.inFlight) // a time-out raised as an error: peers may wait
-        {
-            notifyPeers(exchange, error.what());
-        }
+        // no notice: a time-out raised as an error leaves the exchange in flight with its sends
+        // posted (it may be waited for again), so its messages do come; a peer that waits on a
+        // late rank reaches its own time-out
         throw;
     }
     exchange.stats.waitSeconds += ticksBetween(startTime, stamp());

@@ -158,10 +158,12 @@ void NoticeBox::drain(MPI_Comm comm) noexcept
     int finalised { 0 };
     MPI_Finalized(&finalised);
     std::vector<char> scratch;
-    for (int flag { 1 }; finalised == 0 && flag != 0;)
+    while (finalised == 0)
     {
+        int flag { 0 };
         MPI_Status status;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status) != MPI_SUCCESS)
+        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status) != MPI_SUCCESS ||
+            flag == 0) // nothing queued: the status is not set
         {
             return;
         }
@@ -175,15 +177,15 @@ void NoticeBox::drain(MPI_Comm comm) noexcept
         {
             return;
         }
-        if (flag != 0 && MPI_Recv(
-                             scratch.data(),
-                             bytes,
-                             MPI_BYTE,
-                             status.MPI_SOURCE,
-                             status.MPI_TAG,
-                             comm,
-                             MPI_STATUS_IGNORE
-                         ) != MPI_SUCCESS)
+        if (MPI_Recv(
+                scratch.data(),
+                bytes,
+                MPI_BYTE,
+                status.MPI_SOURCE,
+                status.MPI_TAG,
+                comm,
+                MPI_STATUS_IGNORE
+            ) != MPI_SUCCESS)
         {
             return;
         }

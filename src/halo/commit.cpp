@@ -274,6 +274,7 @@ CommunicatorState::checkPattern(const CommitOptions& options, const std::source_
     {
         outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
     }
+    static_assert(commitTag != noticeTag && commitTag != checkTag, "a reserved tag twice");
     const auto incoming =
         mpi::sparseExchange(env_.comm(), commitTag, outgoing, "Communicator commit", where);
     std::map<int, PeerRecord> theirs;

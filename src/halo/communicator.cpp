@@ -20,6 +20,26 @@
 namespace fieldsync::halo
 {
 
+namespace
+{
+/**
+ * @brief Keeps @p env's communicator for the rest of the process (never freed): a notice sent
+ * on it may still be received there, which must not happen on a later communicator that MPI
+ * gave the same context. Only Communicators that sent notices (an error path) come here.
+ */
+void keepCommunicator(const mpi::MPIEnvironment& env) noexcept
+{
+    try
+    {
+        static auto* kept = new std::vector<mpi::MPIEnvironment>(); // never destroyed
+        kept->push_back(env);
+    }
+    catch (...) // out of memory: the context may be reused, as without this
+    {
+    }
+}
+} // namespace
+
 bool ProfilingRegion::toolLoaded() noexcept
 {
     return Kokkos::Profiling::profileLibraryLoaded();
@@ -86,6 +106,10 @@ CommunicatorState::~CommunicatorState()
     // what was sent to this Communicator and never received (a peer's message to a rank that
     // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
     NoticeBox::drain(env_.comm());
+    if (notices_.sentAny()) // a peer may still receive one: its context must not be reused
+    {
+        keepCommunicator(env_);
+    }
     for (const auto& exchange : exchanges_)
     {
         if (exchange.inFlight)

@@ -269,17 +269,19 @@ public:
     std::vector<PersistentBinding> persistentBound_; /**< per pool entry (persistent back end) */
     bool tsc_ { false };                             /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
-    static constexpr int checkTag { 0x7ffd };  /**< the one tag of every check-mode header */
-    bool check_ { false };                     /**< check mode (CommitOptions::check) */
-    bool globalIds_ { false };                 /**< the cell hashes are of global ids */
-    std::vector<std::uint64_t> sendCells_;     /**< check mode: hash of each send list */
-    std::vector<std::uint64_t> receiveCells_;  /**< check mode: hash of each receive list */
-    CheckMailbox mailbox_;                     /**< check mode: headers no exchange took yet */
-    static constexpr int noticeTag { 0x7ffe }; /**< the one tag of every notice */
-    std::uint64_t id_ { 0 };                   /**< this Communicator, the same on every rank */
-    std::vector<int> peers_;                   /**< ranks this one sends to or receives from */
-    NoticeBox notices_;                        /**< notices sent and received */
-    bool noticed_ { false };                   /**< the Error in flight came from a notice */
+    static constexpr int checkTag { 0x7ffd }; /**< the one tag of every check-mode header */
+    bool check_ { false };                    /**< check mode (CommitOptions::check) */
+    bool globalIds_ { false };                /**< the cell hashes are of global ids */
+    std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
+    std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
+    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
+    static constexpr int noticeTag {
+        0x7ffb
+    };                       /**< the one tag of every notice (not the commit's) */
+    std::uint64_t id_ { 0 }; /**< this Communicator, the same on every rank */
+    std::vector<int> peers_; /**< ranks this one sends to or receives from */
+    NoticeBox notices_;      /**< notices sent and received */
+    bool noticed_ { false }; /**< the Error in flight came from a notice */
 };
 
 } // namespace fieldsync::halo

@@ -48,6 +48,7 @@ void NoticeBox::send(
             std::memcpy(notice.text + keep - 3, "...", 3);
         }
         notice.length = static_cast<std::int32_t>(keep);
+        sentAny_ = true;
         // what MPI finished with is dropped first: the list stays as long as the notices in flight
         while (!sent_.empty())
         {

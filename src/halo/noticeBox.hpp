@@ -94,6 +94,14 @@ public:
      */
     static void drain(MPI_Comm comm) noexcept;
 
+    /**
+     * @brief Whether a notice was ever sent: a peer may then receive it after this
+     * Communicator's communicator is freed, and a later communicator that reused its MPI context
+     * would meet a message out of its sequence (Open MPI loses later messages of that pair:
+     * seen as hangs on 8 ranks), so the communicator is kept (CommunicatorState's destructor).
+     */
+    [[nodiscard]] bool sentAny() const noexcept { return sentAny_; }
+
 private:
     /** @brief A notice sent, with its request (its bytes must stay until MPI is done). */
     struct Outgoing
@@ -104,6 +112,7 @@ private:
 
     std::deque<std::unique_ptr<Outgoing>> sent_; /**< each at a stable address for MPI */
     std::vector<Notice> arrived_;                /**< received, not taken yet */
+    bool sentAny_ { false };                     /**< a notice was sent */
 };
 
 } // namespace fieldsync::halo

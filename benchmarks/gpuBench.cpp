@@ -17,6 +17,7 @@
 #include "median.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/indexRuns.hpp"
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/structuredBlock.hpp"
 #include "fieldsync/mpi/cartesianTopology.hpp"
@@ -117,6 +118,8 @@ struct KernelRow
     std::size_t bytes; // packed bytes (cells x components x 8)
     std::int64_t edge; // the block's owned cells per dimension
     double copy, pack, unpack;
+    double packRuns, unpackRuns; // the same lists packed by runs (halo::IndexRuns), as commit does
+    double meanRun;              // mean run length of the send lists (cells)
 };
 
 // this rank's n^3 block on a periodic 1 x 1 x 1 grid of its own: 26 neighbour offsets (faces,
@@ -142,12 +145,11 @@ fh::StructuredBlock blockFor(std::size_t bytes, int components)
     );
 }
 
-Kokkos::View<LocalIndex*, DeviceSpace> toDevice(std::span<const LocalIndex> indices)
+template<typename T = LocalIndex>
+Kokkos::View<T*, DeviceSpace> toDevice(std::span<const T> indices)
 {
-    Kokkos::View<LocalIndex*, DeviceSpace> device("gpu_bench::indices", indices.size());
-    const Kokkos::View<const LocalIndex*, Kokkos::HostSpace, Unmanaged> host(
-        indices.data(), indices.size()
-    );
+    Kokkos::View<T*, DeviceSpace> device("gpu_bench::indices", indices.size());
+    const Kokkos::View<const T*, Kokkos::HostSpace, Unmanaged> host(indices.data(), indices.size());
     Kokkos::deep_copy(device, host);
     return device;
 }
@@ -161,6 +163,19 @@ KernelRow measureKernels(
 {
     const auto send = toDevice(block.sendMap().indices());
     const auto receive = toDevice(block.receiveMap().indices());
+    // the lists' runs of consecutive cells, as the Communicator analyses them at commit
+    const fh::IndexRuns sendRuns(block.sendMap());
+    const fh::IndexRuns receiveRuns(block.receiveMap());
+    const auto sendFirst = toDevice(sendRuns.first());
+    const auto receiveFirst = toDevice(receiveRuns.first());
+    const auto sendAt = toDevice<std::size_t>(sendRuns.at());
+    const auto receiveAt = toDevice<std::size_t>(receiveRuns.at());
+    double meanRun { 0.0 };
+    for (std::size_t k = 0; k < block.sendMap().neighbourCount(); ++k)
+    {
+        meanRun +=
+            sendRuns.meanRunLength(k) / static_cast<double>(block.sendMap().neighbourCount());
+    }
     const std::size_t cells = send.extent(0);
     const std::size_t values = cells * static_cast<std::size_t>(components);
     const auto stride = static_cast<std::size_t>(components);
@@ -173,9 +188,9 @@ KernelRow measureKernels(
     Kokkos::deep_copy(source, 2.0);
     const std::size_t bytes = values * sizeof(double);
     const int iterations = iterationsFor(bytes, s.quick ? 32 * MiB : 512 * MiB);
-    std::array<std::vector<double>, 3> t;
+    std::array<std::vector<double>, 5> t;
     interleave(
-        3,
+        5,
         s.rounds,
         [&](int column)
         {
@@ -192,7 +207,7 @@ KernelRow measureKernels(
                     [&] { fh::packNeighbour(field, packed, sendIdx, 0, cells, stride, 0, -1); }
                 ));
             }
-            else
+            else if (column == 2)
             {
                 t[2].push_back(timeBatch(
                     iterations,
@@ -203,9 +218,41 @@ KernelRow measureKernels(
                     }
                 ));
             }
+            else if (column == 3)
+            {
+                t[3].push_back(timeBatch(
+                    iterations,
+                    [&] {
+                        fh::packRuns(
+                            field, packed, sendFirst, sendAt, 0, sendRuns.runCount(), stride, 0
+                        );
+                    }
+                ));
+            }
+            else
+            {
+                t[4].push_back(timeBatch(
+                    iterations,
+                    [&]
+                    {
+                        fh::unpackRuns(
+                            field,
+                            packed,
+                            receiveFirst,
+                            receiveAt,
+                            0,
+                            receiveRuns.runCount(),
+                            stride,
+                            0,
+                            fh::ReverseOp::Replace
+                        );
+                    }
+                ));
+            }
         }
     );
-    return { components, bytes, block.extent(0), median(t[0]), median(t[1]), median(t[2]) };
+    return { components,   bytes,        block.extent(0), median(t[0]), median(t[1]),
+             median(t[2]), median(t[3]), median(t[4]),    meanRun };
 }
 
 std::vector<KernelRow> kernelRows(const Settings& s)
@@ -534,11 +581,13 @@ double gbPerSecond(std::size_t bytes, double seconds)
 void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
 {
     std::printf(
-        "\n1. pack/unpack kernels (fieldsync::halo::packNeighbour, unpack) against deep_copy of "
+        "\n1. pack/unpack kernels (fieldsync::halo::packNeighbour, unpack; packRuns, unpackRuns "
+        "over "
+        "the lists' runs) against deep_copy of "
         "the same bytes, device to device\n   pattern: the 26-neighbour halo of an n^3 block, %d "
         "ghost layers, LayoutRight (StructuredBlock); %d rank(s) at once\n   GB/s = (values "
         "read + values written) / time = 2 x packed bytes / time (index reads not counted)\n"
-        "%5s %10s %6s %10s %10s %9s %11s %11s\n",
+        "%5s %10s %6s %10s %10s %9s %11s %11s %8s %9s %11s\n",
         haloWidth,
         s.size,
         "comps",
@@ -548,12 +597,15 @@ void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
         "pack GB/s",
         "pack/copy",
         "unpack GB/s",
-        "unpack/copy"
+        "unpack/copy",
+        "mean run",
+        "runs pack",
+        "runs unpack"
     );
     for (const KernelRow& r : rows)
     {
         std::printf(
-            "%5d %10.2f %6lld %10.1f %10.1f %9.3f %11.1f %11.3f\n",
+            "%5d %10.2f %6lld %10.1f %10.1f %9.3f %11.1f %11.3f %8.1f %9.3f %11.3f\n",
             r.components,
             static_cast<double>(r.bytes) / static_cast<double>(MiB),
             static_cast<long long>(r.edge),
@@ -561,7 +613,10 @@ void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
             gbPerSecond(r.bytes, r.pack),
             r.copy / r.pack,
             gbPerSecond(r.bytes, r.unpack),
-            r.copy / r.unpack
+            r.copy / r.unpack,
+            r.meanRun,
+            r.copy / r.packRuns,
+            r.copy / r.unpackRuns
         );
     }
 }
@@ -684,13 +739,15 @@ void printSummary(
     const Settings& s
 )
 {
-    Ratios pack, unpack, staged, library;
+    Ratios pack, unpack, runsPack, runsUnpack, staged, library;
     for (const KernelRow& r : kernels)
     {
         const std::string at =
             std::to_string(r.components) + " comps, " + std::to_string(r.bytes / MiB) + " MiB";
         pack.add(r.copy / r.pack, at);
         unpack.add(r.copy / r.unpack, at);
+        runsPack.add(r.copy / r.packRuns, at);
+        runsUnpack.add(r.copy / r.unpackRuns, at);
     }
     for (const StagingRow& r : staging)
     {
@@ -720,6 +777,8 @@ void printSummary(
     );
     printSummaryLine("pack bandwidth / deep_copy", pack, 0.5, true);
     printSummaryLine("unpack bandwidth / deep_copy", unpack, 0.5, true);
+    printSummaryLine("runs pack bandwidth / deep_copy", runsPack, 0.5, true);
+    printSummaryLine("runs unpack bandwidth / deep_copy", runsUnpack, 0.5, true);
     printSummaryLine("staged: pageable / pinned time, >= 1 MiB", staged, 1.5, true);
     printSummaryLine("library: pageable / pinned time, >= 1 MiB", library, 1.5, true);
     for (std::size_t op = 0; op < perOp.size(); ++op)
@@ -761,7 +820,12 @@ void writeJson(
              << ", \"block_edge\": " << r.edge << ", \"deep_copy_s\": " << number(r.copy)
              << ", \"pack_s\": " << number(r.pack) << ", \"unpack_s\": " << number(r.unpack)
              << ", \"pack_over_copy_bandwidth\": " << number(r.copy / r.pack)
-             << ", \"unpack_over_copy_bandwidth\": " << number(r.copy / r.unpack) << "}"
+             << ", \"unpack_over_copy_bandwidth\": " << number(r.copy / r.unpack)
+             << ", \"mean_run_cells\": " << number(r.meanRun)
+             << ", \"runs_pack_s\": " << number(r.packRuns)
+             << ", \"runs_unpack_s\": " << number(r.unpackRuns)
+             << ", \"runs_pack_over_copy_bandwidth\": " << number(r.copy / r.packRuns)
+             << ", \"runs_unpack_over_copy_bandwidth\": " << number(r.copy / r.unpackRuns) << "}"
              << (i + 1 < kernels.size() ? "," : "") << "\n";
     }
     json << "  ],\n  \"staging\": [\n";

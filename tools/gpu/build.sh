@@ -24,7 +24,7 @@ export NVCC_WRAPPER_DEFAULT_ARCH=sm_90 # nvcc 13 has no sm_70, nvcc_wrapper's de
 mkdir -p "$gpu"
 
 # the CUDA build's programs, and the host programs of the CPU scaling runs
-cuda_targets=(test_collectives test_halo_communicator test_halo_exchange_check test_heat test_mpi_memory_spaces
+cuda_targets=(test_collectives test_halo_communicator test_halo_exchange_check test_halo_pack_kernels test_heat test_mpi_memory_spaces
     test_halo_memory_spaces fieldsync-heat gpu_bench)
 host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench setup_bench backend_bench)
 

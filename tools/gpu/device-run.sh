@@ -75,6 +75,7 @@ phase_tests() {
     for np in 1 2; do
         run tests 300 "$np" "$s/cuda/test_heat"
     done
+    run tests 300 1 "$s/cuda/test_halo_pack_kernels" # the runs kernels, one team per run
     # check mode on device fields: headers, checksums of device memory, a corrupting fault
     for np in 2 3; do
         RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000" run tests 300 "$np" "$s/cuda/test_halo_exchange_check"
@@ -151,10 +152,16 @@ phase_setup() {
         run setup 280 "$np" "$s/host/setup_bench" --rounds 11 --sizes 256,4096,32768,131072 \
             --json "$out/setup-p$np.json"
     done
-    for np in 2 4 16; do
-        run setup 200 "$np" "$s/host/backend_bench" --json "$out/backend_bench-np$np.json"
-    done
     unset BIND
+    phase_backends
+}
+
+# The back ends (the persistent one included: MPICH 4) and Auto's choice on 2 to 16 ranks
+phase_backends() {
+    for np in 2 4 16; do
+        BIND="-bind-to core" run backends 200 "$np" "$s/host/backend_bench" \
+            --json "$out/backend_bench-np$np.json"
+    done
 }
 
 for phase in "$@"; do

@@ -44,12 +44,14 @@ bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map)
  * @brief Calls @p byRuns(k0, k1) or @p gather(k0, k1) for each range [k0, k1) of neighbours of
  * @p map that go through the buffer of @p half in one form (IndexRuns::usesRuns), as long as
  * possible (one kernel for the range) unless @p perNeighbour; neighbours in place split ranges.
+ * Without @p byRunsAllowed (Fields::packsByRuns) every range goes to @p gather.
  */
 template<typename ByRuns, typename Gather>
 void forEachRange(
     const CommBufferCore& half,
     const RankSimplexCommMap& map,
     const IndexRuns& runs,
+    bool byRunsAllowed,
     bool perNeighbour,
     const ByRuns& byRuns,
     const Gather& gather
@@ -68,10 +70,10 @@ void forEachRange(
             ++k;
             continue;
         }
-        const bool useRuns = runs.usesRuns(k);
+        const bool useRuns = byRunsAllowed && runs.usesRuns(k);
         std::size_t end { k + 1 };
         while (!perNeighbour && end < n && !half.isDirect(end) &&
-               (empty(end) || runs.usesRuns(end) == useRuns))
+               (empty(end) || (byRunsAllowed && runs.usesRuns(end)) == useRuns))
         {
             ++end;
         }
@@ -347,6 +349,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
             half,
             out,
             runs,
+            fields.packsByRuns(),
             false,
             [&](std::size_t k0, std::size_t k1) {
                 fields.packRuns(
@@ -490,6 +493,7 @@ void CommunicatorState::finish(
             half,
             in,
             runs,
+            fields.packsByRuns(),
             reverse,
             [&](std::size_t k0, std::size_t k1)
             {

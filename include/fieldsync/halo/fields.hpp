@@ -108,6 +108,13 @@ public:
     [[nodiscard]] virtual const mpi::SpaceOps& space() const noexcept = 0;
 
     /**
+     * @brief Whether lists of runs are packed by runs (packRuns()): on synchronous host
+     * execution spaces, where a copy per run beats the gather; on a GPU the gather kernel was
+     * faster on every measured pattern (doc/gpu.md), so lists always go to pack() there.
+     */
+    [[nodiscard]] virtual bool packsByRuns() const noexcept = 0;
+
+    /**
      * @brief Packs cells idx[begin, end) of field @p f into @p buffer (bytes in the fields'
      * space) at value (i * stride + offset + c), with the general gather (halo::pack()); lists
      * of runs go to packRuns().
@@ -226,6 +233,8 @@ public:
     bool arithmetic() const noexcept override { return std::is_arithmetic_v<T>; }
 
     const mpi::SpaceOps& space() const noexcept override { return mpi::spaceOps<MemSpace>(); }
+
+    bool packsByRuns() const noexcept override { return mpi::synchronousHost<Exec>; }
 
     void pack(
         std::size_t f,

@@ -40,7 +40,7 @@ struct Exchange
     std::unique_ptr<ExchangeCheck> check; /**< check mode: headers and checksums (else null) */
     /** @brief PersistentNeighbour back end: this key's persistent collectives (else null). */
     std::shared_ptr<PersistentNeighbourOps> persistent;
-    std::uint64_t attempts { 0 };         /**< starts of this key attempted (notices name one) */
+    std::uint64_t attempts { 0 }; /**< starts of this key attempted (notices name one) */
 
     /** @brief The key's hash with bit 32 set for a reverse exchange (headers, notices). */
     [[nodiscard]] std::uint64_t keyBits() const noexcept

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "bufferPool.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 namespace fieldsync::halo
@@ -103,26 +105,30 @@ const IndexArrays& IndexCache::get(
     const RankSimplexCommMap& send,
     const RankSimplexCommMap& receive,
     const IndexRuns& sendRuns,
-    const IndexRuns& receiveRuns
+    const IndexRuns& receiveRuns,
+    bool withRuns
 )
 {
-    for (const Entry& e : entries_)
+    auto found = std::find_if(
+        entries_.begin(), entries_.end(), [&](const Entry& e) { return e.space == &space; }
+    );
+    if (found == entries_.end())
     {
-        if (e.space == &space)
-        {
-            return e.arrays;
-        }
+        entries_.push_back(Entry {
+            &space,
+            IndexArrays { copy(space, send.indices()), copy(space, receive.indices()), {}, {} } });
+        found = std::prev(entries_.end());
     }
-    const auto runs = [&](const IndexRuns& r)
+    if (withRuns && found->arrays.sendRuns.first == nullptr)
     {
-        return RunArrays { copy(space, r.first()), copy(space, r.at()) };
-    };
-    entries_.push_back(Entry { &space,
-                               IndexArrays { copy(space, send.indices()),
-                                             copy(space, receive.indices()),
-                                             runs(sendRuns),
-                                             runs(receiveRuns) } });
-    return entries_.back().arrays;
+        const auto runs = [&](const IndexRuns& r)
+        {
+            return RunArrays { copy(space, r.first()), copy(space, r.at()) };
+        };
+        found->arrays.sendRuns = runs(sendRuns);
+        found->arrays.receiveRuns = runs(receiveRuns);
+    }
+    return found->arrays;
 }
 
 } // namespace fieldsync::halo

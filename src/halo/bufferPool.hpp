@@ -103,8 +103,8 @@ struct IndexArrays
 {
     const LocalIndex* send { nullptr };    /**< send map indices */
     const LocalIndex* receive { nullptr }; /**< receive map indices */
-    RunArrays sendRuns;                    /**< runs of the send map */
-    RunArrays receiveRuns;                 /**< runs of the receive map */
+    RunArrays sendRuns;                    /**< runs of the send map (null until asked for) */
+    RunArrays receiveRuns;                 /**< runs of the receive map (null until asked for) */
 };
 
 /** @brief The map indices and their runs per memory space, copied there on first use and kept. */
@@ -118,13 +118,18 @@ public:
     IndexCache(IndexCache&&) = delete;
     IndexCache& operator=(IndexCache&&) = delete;
 
-    /** @brief The arrays of @p send and @p receive, and of their runs, in @p space. */
+    /**
+     * @brief The arrays of @p send and @p receive in @p space, and with @p withRuns those of
+     * their runs (copied on the first call that asks for them: execution spaces that never pack
+     * by runs, Fields::packsByRuns, leave them null and uncopied).
+     */
     const IndexArrays&
     get(const mpi::SpaceOps& space,
         const RankSimplexCommMap& send,
         const RankSimplexCommMap& receive,
         const IndexRuns& sendRuns,
-        const IndexRuns& receiveRuns);
+        const IndexRuns& receiveRuns,
+        bool withRuns);
 
 private:
     struct Entry

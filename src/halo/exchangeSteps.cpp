@@ -337,8 +337,9 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     }
     const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
     const auto packStart = stamp();
-    const IndexArrays& arrays =
-        indices_.get(fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_);
+    const IndexArrays& arrays = indices_.get(
+        fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_, fields.packsByRuns()
+    );
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
     const RunArrays& runArrays = exchange.reverse ? arrays.receiveRuns : arrays.sendRuns;
     const IndexRuns& runs = exchange.reverse ? receiveRuns_ : sendRuns_;
@@ -474,8 +475,9 @@ void CommunicatorState::finish(
     {
         return false;
     }
-    const IndexArrays& arrays =
-        indices_.get(fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_);
+    const IndexArrays& arrays = indices_.get(
+        fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_, fields.packsByRuns()
+    );
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
     const RunArrays& runArrays = reverse ? arrays.sendRuns : arrays.receiveRuns;
     const IndexRuns& runs = reverse ? sendRuns_ : receiveRuns_;

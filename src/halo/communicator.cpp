@@ -62,9 +62,10 @@ CommunicatorState::CommunicatorState(
     const std::source_location& where,
     bool duplicate
 )
-    : env_(duplicate ? env.duplicate() : env), sendMap_(std::move(sendMap)),
-      receiveMap_(std::move(receiveMap)), envPolicy_(mpi::WaitPolicy::fromEnvironment()),
-      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded())
+    : env_(duplicate ? env.duplicate(mpi::SetUpCall::HaloCommunicator, where) : env),
+      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
+      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
+      profiling_(ProfilingRegion::toolLoaded())
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();

@@ -7,6 +7,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <algorithm>
@@ -387,6 +388,7 @@ GhostList::GhostList(
 {
     // the exchange runs on a duplicate cached on env's communicator; the Communicator's own
     // duplicate is made meanwhile (MPI_Comm_idup progresses while the exchange polls)
+    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::GhostList, where);
     GhostListSetUp setUp(setUpComm(env.comm(), where), env, nOwned, ghostCells, owners, where);
     MPI_Comm own { MPI_COMM_NULL };
     MPI_Request duplicating { MPI_REQUEST_NULL };

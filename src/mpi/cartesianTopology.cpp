@@ -91,6 +91,7 @@ CartesianTopology::CartesianTopology(
     {
         periodic_[d] = periodic[d] ? 1 : 0;
     }
+    agreeOnSetUp(env.comm(), SetUpCall::CartesianTopology, where);
     const MPIEnvironment base = gridBase(env, reordering, where);
     MPI_Comm cart { MPI_COMM_NULL };
     const int mpiReorders = reordering.kind() == Reordering::Kind::Mpi ? 1 : 0;

@@ -5,17 +5,14 @@
 // Error on every rank instead, naming the ranks and what they passed. The V operations also
 // compare each rank's count with what the root (or each peer) expects.
 #include "collectiveEngine.hpp"
+#include "timedAllGather.hpp"
 
 #include "fieldsync/mpi/algorithms.hpp"
-#include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdint>
-#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace fieldsync::mpi::detail
@@ -317,153 +314,21 @@ void checkPeerCounts(const Engine& e)
  * the algorithms' reserved range (32767, the least MPI_TAG_UB MPI allows). */
 constexpr int arrivalTag { algorithms::reservedTagFirst + algorithms::reservedTagCount };
 
-/**
- * Who reached this agreement, learnt only when a wait times out (free otherwise): each rank
- * that times out sends an empty notice to every other rank, then collects the notices of the
- * others for a short grace period. The ranks heard from arrived; the others did not.
- */
-class Arrivals
-{
-public:
-    explicit Arrivals(const Engine& e) : e_(e), arrived_(e.usize(), false)
-    {
-        arrived_[static_cast<std::size_t>(e.rank())] = true;
-    }
-
-    /** "ranks 2, 3 (of 4) have not arrived", after announcing this rank and listening. */
-    std::string missing()
-    {
-        announce();
-        listen();
-        std::string ranks;
-        std::size_t count { 0 };
-        for (std::size_t r = 0; r < arrived_.size(); ++r)
-        {
-            if (!arrived_[r] && count++ < 16)
-            {
-                ranks.append(count > 1 ? ", " : "").append(std::to_string(r));
-            }
-        }
-        if (count > 16)
-        {
-            ranks.append(" and ").append(std::to_string(count - 16)).append(" more");
-        }
-        std::string text { "every rank of the communicator to agree on this call (check mode); " };
-        if (count == 0)
-        {
-            return text.append("every rank has arrived, the agreement itself is slow");
-        }
-        text.append(count == 1 ? "rank " : "ranks ").append(ranks);
-        text.append(" (of ").append(std::to_string(e_.size())).append(")");
-        return text.append(count == 1 ? " has" : " have").append(" not arrived");
-    }
-
-private:
-    /** Sends an empty notice to every other rank, once (freed at once: nothing to keep). */
-    void announce()
-    {
-        if (announced_)
-        {
-            return;
-        }
-        announced_ = true;
-        for (int r = 0; r < e_.size(); ++r)
-        {
-            MPI_Request request { MPI_REQUEST_NULL }; /**< the all-gather */
-            if (r != e_.rank() &&
-                MPI_Isend(nullptr, 0, MPI_BYTE, r, arrivalTag, e_.comm(), &request) == MPI_SUCCESS)
-            {
-                MPI_Request_free(&request);
-            }
-        }
-    }
-
-    /** Receives the notices that come within a grace period (a fifth of a second). */
-    void listen()
-    {
-        const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
-        while (std::chrono::steady_clock::now() < until)
-        {
-            int flag { 0 };
-            MPI_Status status {};
-            if (MPI_Iprobe(MPI_ANY_SOURCE, arrivalTag, e_.comm(), &flag, &status) != MPI_SUCCESS)
-            {
-                return;
-            }
-            if (flag == 0)
-            {
-                std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                continue;
-            }
-            MPI_Recv(
-                nullptr, 0, MPI_BYTE, status.MPI_SOURCE, arrivalTag, e_.comm(), MPI_STATUS_IGNORE
-            );
-            arrived_[static_cast<std::size_t>(status.MPI_SOURCE)] = true;
-        }
-    }
-
-    const Engine& e_;
-    std::vector<bool> arrived_;
-    bool announced_ { false };
-};
-
-/**
- * All ranks' signatures, through a non-blocking all-gather completed by the library's one wait:
- * a rank that never calls ends, past FIELDSYNC_WAIT_TIMEOUT, in a warning or an Error naming
- * the call site and the ranks that have not arrived, never in a silent hang. After an Error the
- * all-gather stays in flight (MPI forbids freeing or cancelling it), so its buffers are left
- * allocated on purpose: a late rank may still complete it.
- */
+/** All ranks' signatures, through the timed all-gather (timedAllGather.hpp) on the caller's
+ * communicator. */
 std::vector<Signature> gatherSignatures(const Engine& e, const Signature& mine)
 {
-    struct InFlight
+    const TimedAllGather how { e.comm(),      arrivalTag,    0, "fieldsync::mpi check mode",
+                               e.call().name, e.call().where };
+    const std::vector<std::int64_t> flat = timedAllGather(how, mine);
+    std::vector<Signature> all(e.usize());
+    for (std::size_t r = 0; r < all.size(); ++r)
     {
-        Signature mine;                           /**< what this rank sends */
-        std::vector<Signature> all;               /**< what it receives */
-        MPI_Request request { MPI_REQUEST_NULL }; /**< the all-gather */
-    };
-    auto op = std::make_unique<InFlight>();
-    op->mine = mine;
-    op->all.resize(e.usize());
-    FIELDSYNC_MPI_AT(
-        MPI_Iallgather(
-            op->mine.data(),
-            FieldCount,
-            MPI_INT64_T,
-            op->all.data(),
-            FieldCount,
-            MPI_INT64_T,
-            e.comm(),
-            &op->request
-        ),
-        e.call().where
-    );
-    Arrivals arrivals(e);
-    InFlight& state { *op };
-    try
-    {
-        waitWithTimeout(
-            [&state, &e]
-            {
-                int done { 0 };
-                FIELDSYNC_MPI_AT(
-                    MPI_Test(&state.request, &done, MPI_STATUS_IGNORE), e.call().where
-                );
-                return done != 0;
-            },
-            [&arrivals] { return arrivals.missing(); },
-            WaitPolicy::fromEnvironment(),
-            "fieldsync::mpi check mode",
-            e.call().name,
-            e.call().where
+        std::copy_n(
+            flat.begin() + static_cast<std::ptrdiff_t>(r * FieldCount), FieldCount, all[r].begin()
         );
     }
-    catch (...)
-    {
-        static_cast<void>(op.release()); // MPI still owns the buffers: leak, never free
-        throw;
-    }
-    return std::move(op->all);
+    return all;
 }
 
 } // namespace

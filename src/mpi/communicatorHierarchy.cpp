@@ -33,7 +33,7 @@ CommunicatorHierarchy::CommunicatorHierarchy(
 )
     : shape_(shape)
 {
-    const MPIEnvironment global = env.duplicate();
+    const MPIEnvironment global = env.duplicate(SetUpCall::Hierarchy, where);
     levels_.push_back(makeLevel("global", global, global, shape_, where));
 }
 
@@ -54,7 +54,7 @@ CommunicatorHierarchy::Level CommunicatorHierarchy::makeLevel(
     const std::source_location& where
 )
 {
-    Level level { std::move(name), full, inner, full.split(inner.rank(), full.rank()) };
+    Level level { std::move(name), full, inner, full.split(inner.rank(), full.rank(), where) };
     // the smallest inner size and, negated, the largest, in one reduction over the full level
     std::array<int, 2> sizes { inner.sizeRank(), -inner.sizeRank() };
     mpi::allReduce(std::span<int>(sizes), ReduceOp::Min, full.comm(), {}, where);
@@ -76,13 +76,13 @@ void CommunicatorHierarchy::pushLevel(
 
 void CommunicatorHierarchy::pushCommunicator(std::string_view name, std::source_location where)
 {
-    const MPIEnvironment inner = levels_[index(current_)].inner.split(name);
+    const MPIEnvironment inner = levels_[index(current_)].inner.split(name, where);
     pushLevel(std::string(name), inner, where);
 }
 
 void CommunicatorHierarchy::pushNodeCommunicator(std::source_location where)
 {
-    const MPIEnvironment inner = levels_[index(current_)].inner.splitShared();
+    const MPIEnvironment inner = levels_[index(current_)].inner.splitShared(where);
     pushLevel(processorName(where), inner, where);
 }
 
@@ -152,7 +152,7 @@ std::pair<int, int> CommunicatorHierarchy::innerSizes(int level, std::source_loc
 int CommunicatorHierarchy::numNodesInCommunicator(std::source_location where) const
 {
     const MPIEnvironment& inner = levels_[index(current_)].inner;
-    const MPIEnvironment node = inner.splitShared();
+    const MPIEnvironment node = inner.splitShared(where);
     int leaders { node.rank() == 0 ? 1 : 0 };
     mpi::allReduce(leaders, ReduceOp::Sum, inner.comm(), {}, where);
     return leaders;

@@ -72,11 +72,12 @@ GraphTopology::GraphTopology(
 {
     checkSide("sources", sources, sourceWeights, env.sizeRank(), where);
     checkSide("destinations", destinations, destinationWeights, env.sizeRank(), where);
+    agreeOnSetUp(env.comm(), SetUpCall::GraphTopology, where);
     MPIEnvironment base = env;
     if (reordering.kind() == Reordering::Kind::Mapping)
     {
         const std::vector<int> newRankOf = gatherRankMapping(env, reordering.mapping(), where);
-        base = env.split(0, newRankOf[static_cast<std::size_t>(env.rank())]);
+        base = env.split(0, newRankOf[static_cast<std::size_t>(env.rank())], where);
         translate(sources, newRankOf);
         translate(destinations, newRankOf);
     }

@@ -77,44 +77,54 @@ MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
     return MPIEnvironment(std::make_shared<Owned>(comm), where);
 }
 
-MPIEnvironment MPIEnvironment::split(int color, int key) const
+MPIEnvironment MPIEnvironment::split(int color, int key, std::source_location where) const
 {
-    const auto where = std::source_location::current();
     requireInitialised(where);
-    FIELDSYNC_CHECK(
+    FIELDSYNC_CHECK_AT(
         color >= 0,
         "MPIEnvironment::split: color " + std::to_string(color) + " on rank " +
-            std::to_string(rank_) + " is negative; every rank must pass a color >= 0"
+            std::to_string(rank_) + " is negative; every rank must pass a color >= 0",
+        where
     );
+    agreeOnSetUp(comm_, SetUpCall::Split, where);
+    return splitAgreed(color, key, where);
+}
+
+MPIEnvironment MPIEnvironment::splitAgreed(int color, int key, std::source_location where) const
+{
     MPI_Comm newComm { MPI_COMM_NULL };
-    FIELDSYNC_MPI(MPI_Comm_split(comm_, color, key, &newComm));
+    FIELDSYNC_MPI_AT(MPI_Comm_split(comm_, color, key, &newComm), where);
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
 
-MPIEnvironment MPIEnvironment::split(std::string_view name) const
+MPIEnvironment MPIEnvironment::split(std::string_view name, std::source_location where) const
 {
     // Gather every rank's name and use the lowest rank with the same name as the colour, so
     // equal names (and only equal names) share a communicator.
-    requireInitialised(std::source_location::current());
+    requireInitialised(where);
+    agreeOnSetUp(comm_, SetUpCall::SplitByName, where);
     const int length = static_cast<int>(name.size());
     std::vector<int> lengths(static_cast<std::size_t>(size_));
-    FIELDSYNC_MPI(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_));
+    FIELDSYNC_MPI_AT(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_), where);
     std::vector<int> displacements(static_cast<std::size_t>(size_) + 1, 0);
     for (std::size_t r = 0; r < lengths.size(); ++r)
     {
         displacements[r + 1] = displacements[r] + lengths[r];
     }
     std::string all(static_cast<std::size_t>(displacements.back()), '\0');
-    FIELDSYNC_MPI(MPI_Allgatherv(
-        name.data(),
-        length,
-        MPI_CHAR,
-        all.data(),
-        lengths.data(),
-        displacements.data(),
-        MPI_CHAR,
-        comm_
-    ));
+    FIELDSYNC_MPI_AT(
+        MPI_Allgatherv(
+            name.data(),
+            length,
+            MPI_CHAR,
+            all.data(),
+            lengths.data(),
+            displacements.data(),
+            MPI_CHAR,
+            comm_
+        ),
+        where
+    );
     int color { rank_ };
     for (int r = 0; r < size_; ++r)
     {
@@ -128,24 +138,31 @@ MPIEnvironment MPIEnvironment::split(std::string_view name) const
             break;
         }
     }
-    return split(color, rank_);
+    return splitAgreed(color, rank_, where);
 }
 
-MPIEnvironment MPIEnvironment::splitShared() const
+MPIEnvironment MPIEnvironment::splitShared(std::source_location where) const
 {
-    const auto where = std::source_location::current();
     requireInitialised(where);
+    agreeOnSetUp(comm_, SetUpCall::SplitShared, where);
     MPI_Comm newComm { MPI_COMM_NULL };
-    FIELDSYNC_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm));
+    FIELDSYNC_MPI_AT(
+        MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm), where
+    );
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
 
-MPIEnvironment MPIEnvironment::duplicate() const
+MPIEnvironment MPIEnvironment::duplicate(std::source_location where) const
 {
-    const auto where = std::source_location::current();
+    return duplicate(SetUpCall::Duplicate, where);
+}
+
+MPIEnvironment MPIEnvironment::duplicate(SetUpCall as, std::source_location where) const
+{
     requireInitialised(where);
+    agreeOnSetUp(comm_, as, where);
     MPI_Comm newComm { MPI_COMM_NULL };
-    FIELDSYNC_MPI(MPI_Comm_dup(comm_, &newComm));
+    FIELDSYNC_MPI_AT(MPI_Comm_dup(comm_, &newComm), where);
     return MPIEnvironment(std::make_shared<Owned>(newComm), where);
 }
 

@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
@@ -126,6 +127,10 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worl
             FIELDSYNC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
         }
     }
+    // check mode: the set-up agreement's private duplicate of world, made while every rank is
+    // here (made later, by the first set-up call, a rank that skips that call would leave it
+    // pending on world)
+    prepareSetUpAgreement(MPI_COMM_WORLD, std::source_location::current());
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))
     {

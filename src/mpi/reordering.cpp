@@ -68,7 +68,7 @@ MPIEnvironment reorder(
 )
 {
     const std::vector<int> newRankOf = gatherRankMapping(env, mapping, where);
-    return env.split(0, newRankOf[static_cast<std::size_t>(env.rank())]);
+    return env.split(0, newRankOf[static_cast<std::size_t>(env.rank())], where);
 }
 
 MPIEnvironment

@@ -690,7 +690,7 @@ std::vector<LocalIndex> HaloBuild::ownedNeighbours(const std::vector<LocalIndex>
 } // namespace
 
 HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_location where)
-    : env_(env), private_(env.duplicate()), depth_(depth)
+    : env_(env), private_(env.duplicate(mpi::SetUpCall::HaloBuilder, where)), depth_(depth)
 {
     FIELDSYNC_CHECK_AT(
         depth_ >= 1, "HaloBuilder: halo depth must be >= 1, got " + std::to_string(depth_), where

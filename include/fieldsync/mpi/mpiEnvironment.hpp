@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/mpi/setUpAgreement.hpp"
+
 #include <memory>
 #include <source_location>
 #include <string_view>
@@ -50,23 +52,35 @@ public:
     /**
      * @brief Collective: MPI_Comm_split of comm() by @p color, ordered by @p key.
      * A negative color (MPI_UNDEFINED) gives an environment without communicator on that rank is
-     * not supported: every rank must pass a color >= 0.
+     * not supported: every rank must pass a color >= 0. In check mode the ranks first agree on
+     * the call (agreeOnSetUp), so a rank that never calls is named at @p where.
      */
-    [[nodiscard]] MPIEnvironment split(int color, int key) const;
+    [[nodiscard]] MPIEnvironment
+    split(int color, int key, std::source_location where = std::source_location::current()) const;
 
     /**
      * @brief Collective: ranks that pass the same @p name land in the same sub-communicator,
      * ordered by their rank in comm() (seeds/000). Names are compared exactly, so two different
-     * names never share a communicator, whatever their hashes.
+     * names never share a communicator, whatever their hashes. Agreed in check mode, as split().
      */
-    [[nodiscard]] MPIEnvironment split(std::string_view name) const;
+    [[nodiscard]] MPIEnvironment split(
+        std::string_view name, std::source_location where = std::source_location::current()
+    ) const;
 
     /** @brief Collective: the ranks of comm() that share memory (one node), MPI_COMM_TYPE_SHARED.
-     */
-    [[nodiscard]] MPIEnvironment splitShared() const;
+     * Agreed in check mode, as split(). */
+    [[nodiscard]] MPIEnvironment
+    splitShared(std::source_location where = std::source_location::current()) const;
 
-    /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s). */
-    [[nodiscard]] MPIEnvironment duplicate() const;
+    /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s).
+     * Agreed in check mode, as split(). */
+    [[nodiscard]] MPIEnvironment
+    duplicate(std::source_location where = std::source_location::current()) const;
+
+    /** @brief Collective: duplicate(), made as part of the set-up call @p as, which check mode
+     * agrees on and names instead (a Communicator's or a HaloBuilder's private duplicate). */
+    [[nodiscard]] MPIEnvironment
+    duplicate(SetUpCall as, std::source_location where = std::source_location::current()) const;
 
     /**
      * @brief Takes ownership of @p comm, a communicator made elsewhere (MPI_Cart_create,
@@ -84,6 +98,9 @@ private:
     struct Owned; /**< frees an owned communicator */
 
     MPIEnvironment(std::shared_ptr<Owned> owner, std::source_location where);
+
+    /** MPI_Comm_split without the agreement (split by name agrees once, before its gather). */
+    [[nodiscard]] MPIEnvironment splitAgreed(int color, int key, std::source_location where) const;
 
     std::shared_ptr<Owned> owner_;    /**< set when the communicator is ours */
     MPI_Comm comm_ { MPI_COMM_NULL }; /**< the communicator */

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Check mode before a collective set-up call (doc/reliability.md): a rank that skips the call,
+// or calls another set-up call at the same time, is named within the wait time-out instead of
+// leaving the others blocked inside MPI.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <source_location>
+
+namespace fieldsync::mpi
+{
+
+/** @brief The collective set-up calls whose blocking MPI step check mode times. */
+enum class SetUpCall : std::int64_t
+{
+    Duplicate = 1,     /**< MPIEnvironment::duplicate (MPI_Comm_dup) */
+    Split,             /**< MPIEnvironment::split by colour and key (MPI_Comm_split) */
+    SplitByName,       /**< MPIEnvironment::split by name (MPI_Allgather, MPI_Comm_split) */
+    SplitShared,       /**< MPIEnvironment::splitShared (MPI_Comm_split_type) */
+    CartesianTopology, /**< the CartesianTopology constructor (MPI_Cart_create) */
+    GraphTopology,     /**< the GraphTopology constructor (MPI_Dist_graph_create_adjacent) */
+    HaloCommunicator,  /**< the halo Communicator constructor and declare (MPI_Comm_dup) */
+    HaloBuilder,       /**< the HaloBuilder constructor (MPI_Comm_dup) */
+    Hierarchy,         /**< the CommunicatorHierarchy constructor (MPI_Comm_dup) */
+    GhostList          /**< the GhostList constructor (MPI_Comm_dup of its cached duplicate) */
+};
+
+/** @brief The public name of @p call ("halo::Communicator constructor"). */
+[[nodiscard]] const char* toString(SetUpCall call) noexcept;
+
+/**
+ * @brief Collective on @p comm in check mode (checkMode(), FIELDSYNC_CHECK=1); returns at once
+ * otherwise. Every rank of @p comm agrees, through a non-blocking all-gather completed by the
+ * one wait (mpi/wait.hpp), that it is about to make the same set-up call: a rank that never
+ * calls is named, with @p where, past FIELDSYNC_WAIT_TIMEOUT (a warning, or an Error with
+ * FIELDSYNC_WAIT_TIMEOUT_ACTION=error); ranks that make different set-up calls get an Error on
+ * every rank naming both calls and their call sites.
+ *
+ * The all-gather runs on a private duplicate of @p comm (made once, with MPI_Comm_idup through
+ * the one wait; for MPI_COMM_WORLD by MPIInit in check mode), so an agreement left in flight by
+ * a time-out never meets a later collective on @p comm. A rank that timed out tells the others
+ * (a notice on the duplicate); a rank that missed the call joins the abandoned all-gather at
+ * its next set-up agreement on @p comm, so that later agreements match again.
+ */
+void agreeOnSetUp(MPI_Comm comm, SetUpCall call, const std::source_location& where);
+
+/** @brief Makes @p comm's private duplicate for agreeOnSetUp now, where every rank is known to
+ * be present (MPIInit does so for MPI_COMM_WORLD in check mode). Collective; blocking. */
+void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where);
+
+} // namespace fieldsync::mpi

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+// Check mode before collective set-up calls (run with FIELDSYNC_CHECK=1, doc/reliability.md): a
+// rank that skips a set-up call (a halo Communicator, a CartesianTopology, a GraphTopology,
+// MPIEnvironment::split) is named, with the caller's line, by the ranks that made it, within a
+// short wait time-out whose action is error; ranks that make different set-up calls get an
+// Error naming both calls and sites. After each case every rank goes on, and a correct halo
+// exchange gives every ghost the truth of its global id.
+#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/errorText.hpp"
+#include "fieldsync_test/scopedWaitTimeout.hpp"
+
+#include "fieldsync/core/settings.hpp"
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/mpi/cartesianTopology.hpp"
+#include "fieldsync/mpi/graphTopology.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace fh = fieldsync::halo;
+namespace fm = fieldsync::mpi;
+namespace ft = fieldsync::test;
+
+namespace
+{
+using Field = Kokkos::View<double*, Kokkos::HostSpace>;
+constexpr int owned { 4 }; /**< owned cells per rank; cell 4 is a ghost of the next rank's cell
+                              0, cell 5 one of the previous rank's cell 3 */
+
+/** @brief The global id of local cell @p cell on rank @p me of @p ranks (ring). */
+long globalId(int me, int ranks, int cell)
+{
+    const int next { (me + 1) % ranks };
+    const int previous { (me + ranks - 1) % ranks };
+    return cell < owned    ? long { me } * owned + cell
+           : cell == owned ? long { next } * owned
+                           : long { previous } * owned + owned - 1;
+}
+
+/** @brief The value of global id @p id (the independent truth). */
+double truth(long id)
+{
+    return 1000.0 + 3.0 * static_cast<double>(id);
+}
+
+/** @brief A correct halo exchange on a ring of @p env's ranks; the cells whose value is wrong. */
+int wrongGhostsAfterExchange(const fm::MPIEnvironment& env)
+{
+    const int me { env.rank() };
+    const int ranks { env.sizeRank() };
+    const int next { (me + 1) % ranks };
+    const int previous { (me + ranks - 1) % ranks };
+    fh::RankSimplexCommMap send(ranks);
+    fh::RankSimplexCommMap receive(ranks);
+    if (next == previous) // 2 ranks: both ghosts from one neighbour, in the same order
+    {
+        send.setRank(next, { 0, owned - 1 });
+        receive.setRank(next, { owned, owned + 1 });
+    }
+    else
+    {
+        send.setRank(previous, { 0 });
+        send.setRank(next, { owned - 1 });
+        receive.setRank(next, { owned });
+        receive.setRank(previous, { owned + 1 });
+    }
+    fh::Communicator comm(env, send, receive);
+    Field f("f", owned + 2);
+    for (int c = 0; c < owned + 2; ++c)
+    {
+        f(c) = c < owned ? truth(globalId(me, ranks, c)) : -1.0;
+    }
+    comm.startComm(f, "ring");
+    comm.finaliseComm(f, "ring");
+    int wrong { 0 };
+    for (int c = 0; c < owned + 2; ++c)
+    {
+        wrong += f(c) == truth(globalId(me, ranks, c)) ? 0 : 1;
+    }
+    return wrong;
+}
+
+/**
+ * @brief The last rank skips @p setUp; the others make it and must get an Error, within a 1 s
+ * time-out with action error, naming this file, @p call and the skipping rank. Then every rank
+ * goes on, and a correct exchange (which agrees on its own set-up) must give exact ghosts.
+ */
+void skippedByLastRank(const std::function<void()>& setUp, const std::string& call)
+{
+    const fm::MPIEnvironment env;
+    const int absent { env.sizeRank() - 1 };
+    if (env.rank() != absent)
+    {
+        const ft::ScopedWaitTimeout timeout("1", "error");
+        const auto what = ft::errorText(setUp);
+        REQUIRE(what.has_value());
+        INFO(*what);
+        CHECK(what->find("rank " + std::to_string(env.rank()) + ":") != std::string::npos);
+        CHECK(what->find("setUpAgreement.cpp:") != std::string::npos);
+        CHECK(what->find("'" + call + "'") != std::string::npos);
+        CHECK(
+            what->find(
+                "rank " + std::to_string(absent) + " (of " + std::to_string(env.sizeRank()) +
+                ") has not arrived"
+            ) != std::string::npos
+        );
+    }
+    MPI_Barrier(MPI_COMM_WORLD); // world itself: the agreement left in flight is not on it
+    CHECK(wrongGhostsAfterExchange(env) == 0);
+}
+} // namespace
+
+TEST_CASE("check mode is on for these tests", "[setup]")
+{
+    REQUIRE(fieldsync::checkMode());
+}
+
+TEST_CASE("a rank that skips the halo Communicator constructor is named", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    skippedByLastRank(
+        [&]
+        {
+            fh::RankSimplexCommMap none(env.sizeRank());
+            const fh::Communicator comm(env, none, none);
+        },
+        "halo::Communicator constructor"
+    );
+}
+
+TEST_CASE("a rank that skips a CartesianTopology is named", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    skippedByLastRank(
+        [&] { const fm::CartesianTopology grid(env, { env.sizeRank() }); },
+        "CartesianTopology constructor"
+    );
+}
+
+TEST_CASE("a rank that skips a GraphTopology is named", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    skippedByLastRank(
+        [&] { const fm::GraphTopology graph(env, {}, {}, {}, {}); }, "GraphTopology constructor"
+    );
+}
+
+TEST_CASE("a rank that skips MPIEnvironment::split is named", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    skippedByLastRank(
+        [&] { static_cast<void>(env.split(0, env.rank())); }, "MPIEnvironment::split"
+    );
+}
+
+TEST_CASE("ranks that make different set-up calls get an Error naming both", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    int line { 0 }; // this rank's call
+    const auto what = ft::errorText(
+        [&]
+        {
+            if (env.rank() == 0) // rank 0: a Communicator; the others: a CartesianTopology
+            {
+                fh::RankSimplexCommMap none(env.sizeRank());
+                line = __LINE__ + 1;
+                const fh::Communicator comm(env, none, none);
+            }
+            else
+            {
+                line = __LINE__ + 1;
+                const fm::CartesianTopology grid(env, { env.sizeRank() });
+            }
+        }
+    );
+    REQUIRE(what.has_value());
+    INFO(*what);
+    const std::string mine { env.rank() == 0 ? "halo::Communicator constructor"
+                                             : "CartesianTopology constructor" };
+    const std::string theirs { env.rank() == 0 ? "CartesianTopology constructor"
+                                               : "halo::Communicator constructor" };
+    CHECK(what->find("ranks made different collective set-up calls") != std::string::npos);
+    CHECK(what->find("this rank called " + mine + " at ") != std::string::npos);
+    CHECK(what->find("setUpAgreement.cpp:" + std::to_string(line)) != std::string::npos);
+    const auto other = what->find("called " + theirs + " at ");
+    REQUIRE(other != std::string::npos);
+    CHECK(what->find("setUpAgreement.cpp:", other) != std::string::npos);
+    CHECK(wrongGhostsAfterExchange(env) == 0);
+}
+
+TEST_CASE("set-up calls that agree build as before", "[setup]")
+{
+    const fm::MPIEnvironment env;
+    const fm::MPIEnvironment half = env.split(env.rank() % 2, env.rank());
+    CHECK(half.sizeRank() == (env.sizeRank() + 1 - env.rank() % 2) / 2);
+    const fm::MPIEnvironment copy = env.duplicate();
+    CHECK(copy.sizeRank() == env.sizeRank());
+    const fm::CartesianTopology grid(env, { env.sizeRank() });
+    CHECK(grid.environment().sizeRank() == env.sizeRank());
+    CHECK(wrongGhostsAfterExchange(copy) == 0);
+}

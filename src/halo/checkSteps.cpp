@@ -217,7 +217,7 @@ void CommunicatorState::failCheck(
     const Error raised(error, where);
     if (!noticed_) // a peer's notice found this mismatch: the peers know already
     {
-        notifyPeers(exchange, raised.what());
+        notifyPeers(exchange, raised.what(), false); // drained above: nothing stale is left
     }
     throw raised;
 }

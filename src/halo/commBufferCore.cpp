@@ -2,6 +2,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
 
 #include "transport.hpp"
@@ -53,6 +54,15 @@ CommBufferCore::CommBufferCore(
 
 CommBufferCore::~CommBufferCore()
 {
+    if (runtimeEnded())
+    {
+        // outlived MPIInit (named at its end when a public buffer): MPI calls are erroneous now
+        // and Kokkos aborts on memory freed after its finalize, so the requests, the bytes and
+        // the staging copy are left allocated
+        hostStorage_.abandon();
+        static_cast<void>(transport_.release());
+        return;
+    }
     if (!cancelMessages())
     {
         hostStorage_.abandon();

@@ -217,13 +217,23 @@ bool CommunicatorState::progress(const std::source_location& where)
         {
             continue;
         }
+        noticed_ = false;
         try
         {
-            all = (check_ ? checkedTest(*it, where) : pool_[it->buffer].isComplete(where)) && all;
+            const bool done =
+                check_ ? checkedTest(*it, where) : pool_[it->buffer].isComplete(where);
+            if (!done)
+            {
+                listenWhilePolling(*it, where);
+            }
+            all = done && all;
         }
         catch (const Error&)
         {
-            releaseAfterFailure(*it, where);
+            if (!noticed_) // a notice settled the exchange already
+            {
+                releaseAfterFailure(*it, where);
+            }
             throw;
         }
     }
@@ -243,11 +253,18 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     try
     {
         done = check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
+        if (!done)
+        {
+            listenWhilePolling(exchange, where);
+        }
     }
     catch (const Error&)
     {
         exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
-        releaseAfterFailure(exchange, where);
+        if (!noticed_) // a notice settled the exchange already
+        {
+            releaseAfterFailure(exchange, where);
+        }
         throw;
     }
     exchange.stats.waitSeconds += ticksBetween(startTime, stamp());

@@ -184,14 +184,41 @@ public:
     void setUpNotices(const std::source_location& where);
     /**
      * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
-     * peers (never throws). Not for an Error that a peer's notice raised.
+     * peers (never throws). Not for an Error that a peer's notice raised. @p inStart: the
+     * Error left startComm (the peers' messages of this start may still come, so the start's
+     * tag is spent on this rank and on the peers the notice releases: markFailed); false
+     * after a failed check, which drained every message.
      */
-    void notifyPeers(const Exchange& exchange, const char* error) noexcept;
+    void notifyPeers(const Exchange& exchange, const char* error, bool inStart) noexcept;
     /**
      * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
      * it left this start of the exchange with an Error.
      */
     void listen(Exchange& exchange, const std::source_location& where);
+    /**
+     * @brief isComplete's listener: every listenEvery-th test of @p exchange that finds it
+     * incomplete calls listen (one MPI_Iprobe of the notice tag when no notice is queued), so
+     * a peer that only polls is released too; a complete exchange pays one increment.
+     */
+    void listenWhilePolling(Exchange& exchange, const std::source_location& where)
+    {
+        if (++exchange.polls % listenEvery == 0) [[unlikely]]
+        {
+            listen(exchange, where);
+        }
+    }
+    /**
+     * @brief Records that @p exchange's start failed (@p error; on this rank, or on a peer whose
+     * notice released this rank), so that a later start of it, or of another key with its MPI tag,
+     * on this Communicator is refused (refuseFailed): the peers' messages of the failed start may
+     * still arrive on that tag. Never throws.
+     */
+    void markFailed(const Exchange& exchange, std::string_view error) noexcept;
+    /**
+     * @brief Throws when @p exchange may not start because a start of its MPI tag failed on
+     * this Communicator. Only called when failures_ is not empty.
+     */
+    void refuseFailed(const Exchange& exchange, const std::source_location& where) const;
 
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
@@ -282,6 +309,16 @@ public:
     std::vector<int> peers_; /**< ranks this one sends to or receives from */
     NoticeBox notices_;      /**< notices sent and received */
     bool noticed_ { false }; /**< the Error in flight came from a notice */
+    /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
+    struct Failure
+    {
+        int tag { 0 };          /**< the MPI tag the peers' stale messages may still arrive on */
+        bool reverse { false }; /**< a reverse exchange */
+        std::string key;        /**< the key's name */
+        std::string error;      /**< what ended it (its Error's text, or the peer's notice) */
+    };
+    std::vector<Failure> failures_; /**< failed starts, one per tag (empty in a correct run) */
+    static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete probes notices every N */
 };
 
 } // namespace fieldsync::halo

@@ -41,6 +41,7 @@ struct Exchange
     /** @brief PersistentNeighbour back end: this key's persistent collectives (else null). */
     std::shared_ptr<PersistentNeighbourOps> persistent;
     std::uint64_t attempts { 0 }; /**< starts of this key attempted (notices name one) */
+    std::uint32_t polls { 0 };    /**< incomplete tests of this start (isComplete listens) */
 
     /** @brief The key's hash with bit 32 set for a reverse exchange (headers, notices). */
     [[nodiscard]] std::uint64_t keyBits() const noexcept

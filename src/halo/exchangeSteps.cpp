@@ -115,7 +115,7 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
         // begin() made last_ the key's exchange; in flight: an earlier start of it goes on
         if (last_ != nullptr && !last_->inFlight && last_->key == key && last_->reverse == reverse)
         {
-            notifyPeers(*last_, error.what());
+            notifyPeers(*last_, error.what(), true);
         }
         throw;
     }
@@ -233,6 +233,11 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
         where
     );
     ++found->attempts; // from here an Error leaves this start: the peers hear of it
+    found->polls = 0;
+    if (!failures_.empty()) [[unlikely]]
+    {
+        refuseFailed(*found, where);
+    }
     for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
     {
         FIELDSYNC_CHECK_AT(

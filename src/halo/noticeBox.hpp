@@ -25,13 +25,15 @@ namespace fieldsync::halo
  */
 struct Notice
 {
-    static constexpr std::size_t textBytes { 480 }; /**< the Error's text (its start) */
+    static constexpr std::size_t textBytes { 472 }; /**< the Error's text (its start) */
 
     std::uint64_t comm { 0 };    /**< the Communicator's identifier (the same on every rank) */
     std::uint64_t key { 0 };     /**< the exchange's key hash; bit 32: reverse */
     std::uint64_t counter { 0 }; /**< starts of this key the sender attempted, this one too */
     std::int32_t rank { -1 };    /**< the sender */
     std::int32_t length { 0 };   /**< bytes of text used */
+    std::int32_t inStart { 0 };  /**< 1: the sender failed in startComm (its tag is spent) */
+    std::int32_t reserved { 0 }; /**< keeps the notice at 512 bytes */
     char text[textBytes] {};     /**< the Error's what(), cut with "..." when longer */
 
     /** @brief The text as a string. */

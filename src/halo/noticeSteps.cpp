@@ -47,13 +47,16 @@ void CommunicatorState::setUpNotices(const std::source_location& where)
     peers_.erase(std::unique(peers_.begin(), peers_.end()), peers_.end());
 }
 
-void CommunicatorState::notifyPeers(const Exchange& exchange, const char* error) noexcept
+void CommunicatorState::notifyPeers(
+    const Exchange& exchange, const char* error, bool inStart
+) noexcept
 {
     Notice notice;
     notice.comm = id_;
     notice.key = exchange.keyBits();
     notice.counter = exchange.attempts;
     notice.rank = env_.rank();
+    notice.inStart = inStart ? 1 : 0;
     try
     {
         notices_.send(env_.comm(), noticeTag, peers_, notice, error);
@@ -61,6 +64,63 @@ void CommunicatorState::notifyPeers(const Exchange& exchange, const char* error)
     catch (...) // the text's copy: the Error in flight matters more
     {
     }
+    if (inStart)
+    {
+        markFailed(exchange, error);
+    }
+}
+
+void CommunicatorState::markFailed(const Exchange& exchange, std::string_view error) noexcept
+{
+    // no peer, no message of another rank that could arrive late
+    const bool spent = std::any_of(
+        failures_.begin(), failures_.end(), [&](const Failure& f) { return f.tag == exchange.tag; }
+    );
+    if (peers_.empty() || spent)
+    {
+        return;
+    }
+    try
+    {
+        failures_.push_back(Failure {
+            exchange.tag, exchange.reverse, exchange.key.name(), std::string(error) });
+    }
+    catch (...) // out of memory: the Error in flight matters more
+    {
+    }
+}
+
+void CommunicatorState::refuseFailed(const Exchange& exchange, const std::source_location& where)
+    const
+{
+    const auto failed = std::find_if(
+        failures_.begin(), failures_.end(), [&](const Failure& f) { return f.tag == exchange.tag; }
+    );
+    if (failed == failures_.end())
+    {
+        return;
+    }
+    const std::string name = exchange.key.name();
+    std::string text("Communicator: exchange '");
+    text.append(name).append(exchange.reverse ? "' (reverse)" : "'").append(" cannot start ");
+    if (failed->key == name && failed->reverse == exchange.reverse)
+    {
+        text.append("again on this Communicator, where an earlier start of it failed");
+    }
+    else
+    {
+        text.append("on this Communicator, where a start of exchange '")
+            .append(failed->key)
+            .append("' (the same MPI tag, ")
+            .append(std::to_string(exchange.tag))
+            .append(") failed");
+    }
+    text.append(" (first failure: ")
+        .append(failed->error)
+        .append("). The peers' messages of that start may still arrive on its MPI tag, where a "
+                "new start would take them as its data: construct a new Communicator "
+                "(destroying this one drops what is queued for it)");
+    throw Error(text, where);
 }
 
 void CommunicatorState::listen(Exchange& exchange, const std::source_location& where)
@@ -72,7 +132,19 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
     {
         return;
     }
-    noticed_ = true; // the Error below is settled here, and not passed on
+    noticed_ = true;          // the Error below is settled here, and not passed on
+    if (notice->inStart != 0) // its start failed: this rank's messages to it may still come
+    {
+        markFailed(
+            exchange,
+            std::string("its start at ")
+                .append(toString(exchange.where))
+                .append(": rank ")
+                .append(std::to_string(notice->rank))
+                .append(" left it with an Error: ")
+                .append(notice->message())
+        );
+    }
     ExchangeCheck* check = exchange.check.get();
     const std::string other =
         check != nullptr && !check->compared ? check->otherKeys(mailbox_, env_.rank()) : "";

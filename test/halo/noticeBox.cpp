@@ -5,7 +5,9 @@
 // time-out whose action is warn: a notice that never came would be a hang (a CTest time-out),
 // never an Error, so the tests do not rely on the time-out firing. Then a correct exchange on a
 // new Communicator (which may reuse the freed one's MPI context) gives exact ghosts: nothing
-// stale leaks into it. Run on 2 and 3 ranks, with check mode off and on.
+// stale leaks into it. A peer that only polls isComplete is released too, and a key whose start
+// failed cannot start again on the same Communicator (on the failing rank and on its peers).
+// Run on 2 and 3 ranks, with check mode off and on.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/errorText.hpp"
 #include "fieldsync_test/scopedWaitTimeout.hpp"
@@ -17,6 +19,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace fh = fieldsync::halo;
@@ -57,6 +61,27 @@ fh::CommitOptions options(bool check)
     return o;
 }
 
+/**
+ * @brief Checks the Error @p what of rank @p me: rank 0's own (a field too small), or on the
+ * others the notice's Error for exchange @p key, naming rank 0 and its message.
+ */
+void checkReleased(const std::optional<std::string>& what, int me, const std::string& key)
+{
+    INFO((what ? *what : std::string("no Error")));
+    REQUIRE(what.has_value());
+    CHECK(what->find("rank " + std::to_string(me) + ":") != std::string::npos);
+    CHECK(what->find("noticeBox.cpp:") != std::string::npos);
+    CHECK(what->find("beyond the field of 1 cells") != std::string::npos);
+    if (me != 0)
+    {
+        CHECK(what->find("exchange '" + key + "' (started at ") != std::string::npos);
+        CHECK(
+            what->find("rank 0 left this exchange with an Error, so its messages will not come: "
+                       "fieldsync: rank 0: ") != std::string::npos
+        );
+    }
+}
+
 /** @brief Whether every rank's @p ok is set. */
 bool everyRank(bool ok)
 {
@@ -94,19 +119,7 @@ TEST_CASE("a rank that throws in startComm releases the peers waiting on it", "[
                         comm.finaliseComm(f, "U");
                     }
                 );
-                INFO((what ? *what : std::string("no Error")));
-                REQUIRE(what.has_value());
-                CHECK(what->find("rank " + std::to_string(me) + ":") != std::string::npos);
-                CHECK(what->find("noticeBox.cpp:") != std::string::npos);
-                CHECK(what->find("beyond the field of 1 cells") != std::string::npos);
-                if (me != 0)
-                {
-                    CHECK(what->find("exchange 'U' (started at ") != std::string::npos);
-                    CHECK(
-                        what->find("rank 0 left this exchange with an Error, so its messages "
-                                   "will not come: fieldsync: rank 0: ") != std::string::npos
-                    );
-                }
+                checkReleased(what, me, "U");
                 CHECK(comm.describeInFlight() == " none");
                 CHECK(everyRank(true)); // every rank got here: none was left waiting
             }
@@ -157,6 +170,111 @@ TEST_CASE("a rank that throws in a later startComm releases the peers", "[notice
             comm.startComm(g, "W");
             comm.finaliseComm(g, "W");
             CHECK(wrongCells(g, setup) == 0);
+        }
+    }
+}
+
+TEST_CASE("a peer that only polls isComplete is released by the notice", "[notice]")
+{
+    const ft::ScopedWaitTimeout timeout("30", "warn");
+    fm::MPIEnvironment env;
+    const int me = env.rank();
+    const ft::Setup setup = ft::makeSetup(me, env.sizeRank(), ft::Shape::AllToAll, 3, 5, false);
+    for (const bool check : { false, true })
+    {
+        INFO("check mode " << check);
+        fh::Communicator comm(env, setup.send, setup.receive, options(check));
+        Field f = field(setup);
+        Field tooSmall("tooSmall", 1);
+        long polls { 0 };
+        const auto what = ft::errorText(
+            [&]
+            {
+                if (me == 0) // bad input on rank 0 only: the others start and poll
+                {
+                    comm.startComm(tooSmall, "P");
+                    return;
+                }
+                comm.startComm(f, "P");
+                // a generous bound, so that a missing notice ends the loop (and fails below)
+                // instead of hanging; the notice ends it long before
+                const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                while (!comm.isComplete(f) && std::chrono::steady_clock::now() < end)
+                {
+                    ++polls;
+                }
+            }
+        );
+        INFO("after " << polls << " polls");
+        checkReleased(what, me, "P");
+        CHECK(comm.describeInFlight() == " none");
+        CHECK(everyRank(true));
+    }
+}
+
+TEST_CASE("a key whose start failed cannot start again on the same Communicator", "[notice]")
+{
+    const ft::ScopedWaitTimeout timeout("30", "warn");
+    fm::MPIEnvironment env;
+    const int me = env.rank();
+    const ft::Setup setup = ft::makeSetup(me, env.sizeRank(), ft::Shape::AllToAll, 3, 5, false);
+    for (const bool check : { false, true })
+    {
+        INFO("check mode " << check);
+        fh::Communicator comm(env, setup.send, setup.receive, options(check));
+        Field f = field(setup);
+        Field tooSmall("tooSmall", 1);
+        const auto failed = ft::errorText(
+            [&]
+            {
+                comm.startComm(me == 0 ? tooSmall : f, "R"); // the peers' messages to rank 0
+                comm.finaliseComm(f, "R");                   // may arrive for 'R' any time
+            }
+        );
+        REQUIRE(failed.has_value());
+        CHECK(everyRank(true));
+        // the same key again, now correct everywhere: refused on the failing rank and on the
+        // peers that the notice released, each naming the key, the first failure and the remedy
+        for (int step = 0; step < 2; ++step)
+        {
+            INFO("restart " << step);
+            Field g = field(setup);
+            const auto what = ft::errorText(
+                [&]
+                {
+                    comm.startComm(g, "R");
+                    comm.finaliseComm(g, "R");
+                }
+            );
+            INFO((what ? *what : std::string("no Error")));
+            REQUIRE(what.has_value());
+            CHECK(what->find("rank " + std::to_string(me) + ":") != std::string::npos);
+            CHECK(what->find("noticeBox.cpp:") != std::string::npos);
+            CHECK(
+                what->find("exchange 'R' cannot start again on this Communicator, where an "
+                           "earlier start of it failed (first failure: ") != std::string::npos
+            );
+            CHECK(
+                what->find(
+                    me == 0 ? "beyond the field of 1 cells" : "rank 0 left it with an Error"
+                ) != std::string::npos
+            );
+            CHECK(what->find("construct a new Communicator") != std::string::npos);
+            CHECK(comm.describeInFlight() == " none");
+            CHECK(everyRank(true));
+        }
+        // another key goes on, on the same Communicator; a new one takes the key again
+        fh::Communicator fresh(env, setup.send, setup.receive, options(check));
+        for (int step = 0; step < 2; ++step)
+        {
+            Field g = field(setup);
+            comm.startComm(g, "S");
+            comm.finaliseComm(g, "S");
+            CHECK(wrongCells(g, setup) == 0);
+            Field h = field(setup);
+            fresh.startComm(h, "R");
+            fresh.finaliseComm(h, "R");
+            CHECK(wrongCells(h, setup) == 0);
         }
     }
 }

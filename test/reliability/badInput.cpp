@@ -103,6 +103,32 @@ Ring ring(const fm::MPIEnvironment& env)
                   fh::RankSimplexCommMap(P, { previous }, { 0, 1 }, { 1 }) };
 }
 
+/**
+ * @brief A star: rank 0 sends its cell 0 to every other rank (their ghost cell 1) and receives
+ * every other rank's cell 0 into its ghosts 1 .. P-1, so every rank exchanges with rank 0 only.
+ */
+Ring star(const fm::MPIEnvironment& env)
+{
+    const int P { env.sizeRank() };
+    if (env.rank() != 0)
+    {
+        return Ring { fh::RankSimplexCommMap(P, { 0 }, { 0, 1 }, { 0 }),
+                      fh::RankSimplexCommMap(P, { 0 }, { 0, 1 }, { 1 }) };
+    }
+    std::vector<int> others;
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<fieldsync::LocalIndex> zeros;
+    std::vector<fieldsync::LocalIndex> ghosts;
+    for (int r = 1; r < P; ++r)
+    {
+        others.push_back(r);
+        offsets.push_back(static_cast<std::size_t>(r));
+        zeros.push_back(0);
+        ghosts.push_back(r);
+    }
+    return Ring { fh::RankSimplexCommMap(P, others, offsets, zeros),
+                  fh::RankSimplexCommMap(P, others, offsets, ghosts) };
+}
 } // namespace
 
 TEST_CASE("battery: runs in check mode on 2 or more ranks", "[badInput]")
@@ -753,6 +779,49 @@ TEST_CASE("battery: halo Communicator", "[badInput]")
             comm,
             [&] { fm::allReduce(value, fm::ReduceOp::Sum, comm); },
             { "exchange 'dropped'", "still in flight" }
+        );
+    }
+    SECTION("H16 rank 0 throws in startComm, the others only poll isComplete")
+    {
+        const Ring s = star(env);
+        fh::Communicator c(env, s.send, s.receive);
+        Kokkos::View<double*, Kokkos::HostSpace> field("field", me == 0 ? P : 2);
+        Kokkos::View<double*, Kokkos::HostSpace> tiny("tiny", 1);
+        expectError(
+            comm,
+            [&]
+            {
+                c.startComm(me == 0 ? tiny : field, "polled");
+                // bounded, so that a missing notice fails the case instead of hanging
+                for (long poll = 0; poll < 100000000L && !c.isComplete(field); ++poll)
+                {
+                }
+            },
+            { "beyond the field of 1 cells" }
+        );
+    }
+    SECTION("H17 a key started again on the Communicator where its start failed")
+    {
+        const Ring s = star(env);
+        fh::Communicator c(env, s.send, s.receive);
+        Kokkos::View<double*, Kokkos::HostSpace> field("field", me == 0 ? P : 2);
+        Kokkos::View<double*, Kokkos::HostSpace> tiny("tiny", 1);
+        const auto failed = fieldsync::test::errorText(
+            [&]
+            {
+                c.startComm(me == 0 ? tiny : field, "again");
+                c.finaliseComm(field, "again");
+            }
+        );
+        CHECK(failed.has_value());
+        expectError(
+            comm,
+            [&]
+            {
+                c.startComm(field, "again");
+                c.finaliseComm(field, "again");
+            },
+            { "exchange 'again' cannot start again on this Communicator", "new Communicator" }
         );
     }
     SECTION("H14 commit: send and receive maps swapped")

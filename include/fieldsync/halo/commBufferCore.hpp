@@ -54,7 +54,9 @@ using fieldsync::toString; // the core overloads (call sites) stay visible here
  * HalfDuplexCommBuffer<MemSpace> adds typed access to the bytes.
  *
  * Destroying it with messages in flight cancels and completes them before any memory is freed
- * (memory MPI may still touch after a failed cancel is kept, not freed, and logged).
+ * (memory MPI may still touch after a failed cancel is kept, not freed, and logged). Destroyed
+ * after the MPI and Kokkos run ended (runtimeEnded(): a buffer in a static that outlived
+ * MPIInit), it calls neither MPI nor Kokkos and leaves its requests and bytes allocated.
  */
 class CommBufferCore
 {
@@ -75,7 +77,10 @@ public:
         std::vector<std::size_t> counts
     );
 
-    /** @brief Cancels and completes messages in flight, then frees the bytes. */
+    /**
+     * @brief Cancels and completes messages in flight, then frees the bytes; after the run ended
+     * (runtimeEnded()), leaves them allocated and calls neither MPI nor Kokkos.
+     */
     ~CommBufferCore();
 
     CommBufferCore(const CommBufferCore&) = delete;

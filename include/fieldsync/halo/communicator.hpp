@@ -260,7 +260,11 @@ public:
         );
     }
 
-    /** @brief Whether the exchange under @p key has completed (never blocks). */
+    /**
+     * @brief Whether the exchange under @p key has completed (never blocks). Every 16th test
+     * that finds it incomplete also looks for a peer's notice (doc/reliability.md): a peer that
+     * left this start with an Error makes it throw that Error, naming the peer.
+     */
     bool isComplete(const CommKey& key);
 
     /** @brief Whether the exchange of @p field in flight has completed. */
@@ -279,7 +283,7 @@ public:
      * libraries that progress messages only inside MPI calls (Open MPI's and MPICH's default
      * builds, for rendezvous-size messages) move the data while the interior is computed. The
      * time is not counted as wait in ExchangeStats. An exchange that failed throws its Error here
-     * as isComplete would.
+     * as isComplete would (a peer's notice included).
      */
     bool progress(std::source_location where = std::source_location::current());
 

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 
+#include <optional>
 #include <source_location>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fieldsync::halo
@@ -30,6 +33,10 @@ namespace fieldsync::halo
  * disagree). The receive is complete then; waitComplete() again finishes the sends, and
  * finaliseComm() releases the buffer (releaseAfterFailure() does both).
  *
+ * A buffer made with an environment is in the live-object registry (core/liveObjects.hpp) while
+ * it lives: one that outlives MPIInit (held in a static) is named at MPIInit's end with its
+ * creation call site, and its destruction then frees nothing that MPI or Kokkos own.
+ *
  * The steps are compiled once in DuplexBuffer; this template adds typed slices in @p MemSpace.
  */
 template<typename MemSpace = Kokkos::HostSpace>
@@ -47,22 +54,31 @@ public:
 
     /**
      * @brief Seed form: @p sendSize[r] values to and @p receiveSize[r] values from each rank r
-     * of @p env (vectors of the communicator's size).
+     * of @p env (vectors of the communicator's size); @p where is the creation call site (for
+     * the live-object registry).
      */
     FullDuplexCommBuffer(
-        MPIEnvironment env, std::vector<std::size_t> sendSize, std::vector<std::size_t> receiveSize
+        MPIEnvironment env,
+        std::vector<std::size_t> sendSize,
+        std::vector<std::size_t> receiveSize,
+        std::source_location where = std::source_location::current()
     )
-        : core_(mpi::spaceOps<MemSpace>(), env, std::move(sendSize), std::move(receiveSize))
+        : core_(mpi::spaceOps<MemSpace>(), env, std::move(sendSize), std::move(receiveSize)),
+          live_(std::in_place, "fieldsync::halo::FullDuplexCommBuffer", "", where)
     {
     }
 
-    /** @brief Sparse form: sizes per neighbour (ascending ranks) in each direction. */
+    /**
+     * @brief Sparse form: sizes per neighbour (ascending ranks) in each direction; @p where is
+     * the creation call site (for the live-object registry).
+     */
     FullDuplexCommBuffer(
         MPIEnvironment env,
         std::vector<int> sendRanks,
         std::vector<std::size_t> sendCounts,
         std::vector<int> receiveRanks,
-        std::vector<std::size_t> receiveCounts
+        std::vector<std::size_t> receiveCounts,
+        std::source_location where = std::source_location::current()
     )
         : core_(
               mpi::spaceOps<MemSpace>(),
@@ -71,7 +87,8 @@ public:
               std::move(sendCounts),
               std::move(receiveRanks),
               std::move(receiveCounts)
-          )
+          ),
+          live_(std::in_place, "fieldsync::halo::FullDuplexCommBuffer", "", where)
     {
     }
 
@@ -183,7 +200,8 @@ private:
         return HalfDuplexCommBuffer<MemSpace>::template typedSlice<T>(half, rank, where);
     }
 
-    DuplexBuffer core_; /**< the compiled steps */
+    DuplexBuffer core_;              /**< the compiled steps */
+    std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
 };
 
 } // namespace fieldsync::halo

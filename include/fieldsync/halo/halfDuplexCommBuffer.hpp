@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <optional>
+#include <source_location>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 namespace fieldsync::halo
 {
@@ -26,6 +30,10 @@ namespace fieldsync::halo
  * Guard rails (fieldsync::Error naming the buffer and the call, in every build type): claiming
  * a claimed buffer, getting a slice while in flight or with another type than the claim's (by
  * typeid), a rank out of range, posting twice, finalising while in flight.
+ *
+ * A buffer made with an environment is in the live-object registry (core/liveObjects.hpp) while
+ * it lives: one that outlives MPIInit (held in a static) is named at MPIInit's end with its
+ * creation call site, and its destruction then frees nothing that MPI or Kokkos own.
  *
  * Everything but the typed access is compiled once in CommBufferCore.
  */
@@ -46,17 +54,32 @@ public:
     /** @brief An empty buffer. */
     HalfDuplexCommBuffer() : CommBufferCore(mpi::spaceOps<MemSpace>()) {}
 
-    /** @brief Dense form (seed): @p rankCommSize[r] values for each rank r of @p env. */
-    HalfDuplexCommBuffer(MPIEnvironment env, std::vector<std::size_t> rankCommSize)
-        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(rankCommSize))
+    /**
+     * @brief Dense form (seed): @p rankCommSize[r] values for each rank r of @p env; @p where is
+     * the creation call site (for the live-object registry).
+     */
+    HalfDuplexCommBuffer(
+        MPIEnvironment env,
+        std::vector<std::size_t> rankCommSize,
+        std::source_location where = std::source_location::current()
+    )
+        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(rankCommSize)),
+          live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
     }
 
-    /** @brief Sparse form: @p counts[k] values for neighbour @p ranks[k] (ascending). */
+    /**
+     * @brief Sparse form: @p counts[k] values for neighbour @p ranks[k] (ascending); @p where is
+     * the creation call site (for the live-object registry).
+     */
     HalfDuplexCommBuffer(
-        MPIEnvironment env, std::vector<int> ranks, std::vector<std::size_t> counts
+        MPIEnvironment env,
+        std::vector<int> ranks,
+        std::vector<std::size_t> counts,
+        std::source_location where = std::source_location::current()
     )
-        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(ranks), std::move(counts))
+        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(ranks), std::move(counts)),
+          live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
     }
 
@@ -102,6 +125,9 @@ public:
         checkType(typeid(T), where);
         return SliceView<T>(reinterpret_cast<T*>(data()), totalBytes() / sizeof(T));
     }
+
+private:
+    std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
 };
 
 } // namespace fieldsync::halo

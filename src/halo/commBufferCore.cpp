@@ -424,6 +424,11 @@ std::string CommBufferCore::describePending(const std::source_location& where)
     return transport_ == nullptr ? std::string() : transport_->describePending(where);
 }
 
+bool CommBufferCore::awaits(int rank) noexcept
+{
+    return state_ == BufferState::InFlight && transport_ != nullptr && transport_->awaits(rank);
+}
+
 char* CommBufferCore::hostStaging()
 {
     return reinterpret_cast<char*>(hostStorage_.reserve(totalBytes()));

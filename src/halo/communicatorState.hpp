@@ -191,8 +191,14 @@ public:
      */
     void notifyPeers(const Exchange& exchange, const char* error, bool inStart) noexcept;
     /**
+     * @brief Whether @p exchange may still wait for something that involves @p rank: a message
+     * with it in either direction, or (check mode) its header.
+     */
+    [[nodiscard]] bool awaits(Exchange& exchange, int rank) noexcept;
+    /**
      * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
-     * it left this start of the exchange with an Error.
+     * it left this start of the exchange with an Error (one that failed at its finalise, after
+     * this rank's messages with it were done, leaves this exchange alone).
      */
     void listen(Exchange& exchange, const std::source_location& where);
     /**

@@ -359,6 +359,18 @@ bool ExchangeCheck::finishHeaders(std::string_view name) noexcept
     return completeAll(outRequests_, name);
 }
 
+bool ExchangeCheck::awaitsHeaderFrom(int rank) const noexcept
+{
+    for (std::size_t i = 0; i < inRanks_.size(); ++i)
+    {
+        if (inRanks_[i] == rank && (i >= found_.size() || found_[i] == 0))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
 std::string ExchangeCheck::describePending(const CheckMailbox& mailbox)
 {
     std::string text;

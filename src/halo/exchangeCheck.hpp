@@ -144,6 +144,9 @@ public:
      */
     [[nodiscard]] std::string describePending(const CheckMailbox& mailbox);
 
+    /** @brief Whether a header from @p rank is still awaited in this exchange. */
+    [[nodiscard]] bool awaitsHeaderFrom(int rank) const noexcept;
+
     /** @brief Whether the received headers were compared (and agreed) in this exchange. */
     bool compared { false };
     /** @brief Whether the received checksums were verified in this exchange. */

@@ -151,6 +151,8 @@ public:
                    : std::string();
     }
 
+    bool awaits(int /*rank*/) noexcept override { return shared_->active; }
+
     bool cancel(std::string_view name) noexcept override { return shared_->complete(name); }
 
     /** @brief A collective cannot be cancelled: it completes (the peers' collectives match it). */

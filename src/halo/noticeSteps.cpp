@@ -123,6 +123,13 @@ void CommunicatorState::refuseFailed(const Exchange& exchange, const std::source
     throw Error(text, where);
 }
 
+bool CommunicatorState::awaits(Exchange& exchange, int rank) noexcept
+{
+    DuplexBuffer& buffer = pool_[exchange.buffer];
+    return buffer.receiveHalf().awaits(rank) || buffer.sendHalf().awaits(rank) ||
+           (exchange.check != nullptr && exchange.check->awaitsHeaderFrom(rank));
+}
+
 void CommunicatorState::listen(Exchange& exchange, const std::source_location& where)
 {
     notices_.pump(env_.comm(), noticeTag, id_, where);
@@ -130,6 +137,12 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
         notices_.take(exchange.keyBits(), exchange.attempts, peers_);
     if (!notice)
     {
+        return;
+    }
+    if (notice->inStart == 0 && !awaits(exchange, notice->rank))
+    {
+        // it failed after this rank's messages with it were done (a failed check at its
+        // finalise): nothing this exchange still waits for depends on it, so it completes
         return;
     }
     noticed_ = true;          // the Error below is settled here, and not passed on

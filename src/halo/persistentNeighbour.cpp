@@ -366,6 +366,8 @@ public:
         return ops_->describe();
     }
 
+    bool awaits(int /*rank*/) noexcept override { return ops_->active(); }
+
     bool cancel(std::string_view name) noexcept override { return ops_->complete(name); }
 
     /** @brief A collective cannot be cancelled: it completes (the peers' collectives match it). */

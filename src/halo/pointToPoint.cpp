@@ -122,6 +122,21 @@ public:
         return text;
     }
 
+    bool awaits(int rank) noexcept override
+    {
+        for (std::size_t i = 0; i < requests_.size(); ++i)
+        {
+            int flag { 0 };
+            if (kept_[i].rank == rank &&
+                (MPI_Request_get_status(requests_[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+                 flag == 0))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
     bool cancel(std::string_view name) noexcept override { return drop({}, true, name); }
 
     bool settle(std::span<const char> cancel, std::string_view name) noexcept override

@@ -55,6 +55,12 @@ public:
     [[nodiscard]] virtual std::string describePending(const std::source_location& where) = 0;
 
     /**
+     * @brief Whether a message with @p rank may still be pending (true when the back end cannot
+     * tell one peer from another: a collective in flight). Never throws.
+     */
+    [[nodiscard]] virtual bool awaits(int rank) noexcept = 0;
+
+    /**
      * @brief Cancels every pending message and completes it (under the time-out) before
      * returning, so its memory may be freed; frees persistent requests. Returns false when a
      * message could not be completed: its memory must then stay allocated.

@@ -250,6 +250,12 @@ public:
     [[nodiscard]] std::string describePending(const std::source_location& where);
 
     /**
+     * @brief Whether a message of this buffer with @p rank may still be in flight (false once
+     * the buffer completed; true for a collective back end in flight). Never throws.
+     */
+    [[nodiscard]] bool awaits(int rank) noexcept;
+
+    /**
      * @brief Moves the messages through @p transport from the next post on (default: the
      * point-to-point back end); the buffer must not be in flight.
      */

@@ -25,7 +25,8 @@ namespace
 /**
  * @brief Keeps @p env's communicator for the rest of the process (never freed): a notice sent
  * on it may still be received there, which must not happen on a later communicator that MPI
- * gave the same context. Only Communicators that sent notices (an error path) come here.
+ * gave the same context. Only Communicators on an error path come here: one that sent a
+ * notice, saw a start fail, or was destroyed with an exchange in flight.
  */
 void keepCommunicator(const mpi::MPIEnvironment& env) noexcept
 {
@@ -107,7 +108,15 @@ CommunicatorState::~CommunicatorState()
     // what was sent to this Communicator and never received (a peer's message to a rank that
     // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
     NoticeBox::drain(env_.comm());
-    if (notices_.sentAny()) // a peer may still receive one: its context must not be reused
+    // a notice sent, a start that failed, or an exchange still in flight: messages of its
+    // peers may still come after the drain, so its context must not be reused (on a later
+    // communicator, Open MPI takes such a message out of sequence and then loses later ones)
+    const bool lateMessages =
+        notices_.sentAny() || !failures_.empty() ||
+        std::any_of(
+            exchanges_.begin(), exchanges_.end(), [](const Exchange& e) { return e.inFlight; }
+        );
+    if (lateMessages)
     {
         keepCommunicator(env_);
     }
@@ -208,33 +217,37 @@ Exchange& CommunicatorState::byField(
     return *found;
 }
 
+bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location& where)
+{
+    noticed_ = false;
+    try
+    {
+        const bool done =
+            check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
+        if (!done)
+        {
+            listenWhilePolling(exchange, where);
+        }
+        return done;
+    }
+    catch (const Error&)
+    {
+        if (!noticed_) // a notice settled the exchange already
+        {
+            releaseAfterFailure(exchange, where);
+        }
+        throw;
+    }
+}
+
 bool CommunicatorState::progress(const std::source_location& where)
 {
     bool all { true };
     for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
     {
-        if (!it->inFlight)
+        if (it->inFlight)
         {
-            continue;
-        }
-        noticed_ = false;
-        try
-        {
-            const bool done =
-                check_ ? checkedTest(*it, where) : pool_[it->buffer].isComplete(where);
-            if (!done)
-            {
-                listenWhilePolling(*it, where);
-            }
-            all = done && all;
-        }
-        catch (const Error&)
-        {
-            if (!noticed_) // a notice settled the exchange already
-            {
-                releaseAfterFailure(*it, where);
-            }
-            throw;
+            all = testOnce(*it, where) && all;
         }
     }
     return all;
@@ -248,23 +261,14 @@ bool Communicator::progress(std::source_location where)
 bool CommunicatorState::test(Exchange& exchange, const std::source_location& where)
 {
     const auto startTime = stamp();
-    noticed_ = false;
     bool done { false };
     try
     {
-        done = check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
-        if (!done)
-        {
-            listenWhilePolling(exchange, where);
-        }
+        done = testOnce(exchange, where);
     }
     catch (const Error&)
     {
         exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
-        if (!noticed_) // a notice settled the exchange already
-        {
-            releaseAfterFailure(exchange, where);
-        }
         throw;
     }
     exchange.stats.waitSeconds += ticksBetween(startTime, stamp());

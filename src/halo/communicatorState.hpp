@@ -239,7 +239,12 @@ public:
     void release(Exchange& exchange);
 
     // --- test and wait (communicator.cpp) ---
-    /** @brief Tests @p exchange (releases it after a failed receive). */
+    /**
+     * @brief One test of @p exchange, listening for notices while it is incomplete
+     * (listenWhilePolling); releases it after a failure that no notice settled.
+     */
+    bool testOnce(Exchange& exchange, const std::source_location& where);
+    /** @brief testOnce, its time counted as wait time in the exchange's statistics. */
     bool test(Exchange& exchange, const std::source_location& where);
     /** @brief One test of every exchange in flight; whether all have completed. */
     bool progress(const std::source_location& where);

@@ -67,12 +67,14 @@ function(fieldsync_add_exit_test test target)
     endif()
 endfunction()
 
-# fieldsync_add_mpi_test_variant(<name> <variant> [RANKS ...] [TIMEOUT s] [ENVIRONMENT VAR=value ...])
+# fieldsync_add_mpi_test_variant(<name> <variant> [RANKS ...] [TIMEOUT s] [ENVIRONMENT VAR=value ...]
+#                                [ARGS arg ...])
 #
 # Runs the test executable <name> again, as <name>.<variant>.np<N>, with extra environment
-# variables: a test parameter (a back end, forced staging) without a copy of the tests.
+# variables (and test arguments, such as a Catch tag): a test parameter (a back end, forced
+# staging) without a copy of the tests.
 function(fieldsync_add_mpi_test_variant name variant)
-    cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ENVIRONMENT" ${ARGN})
+    cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ENVIRONMENT;ARGS" ${ARGN})
     if(NOT ARG_RANKS)
         set(ARG_RANKS 1 2 3 4)
     endif()
@@ -80,7 +82,7 @@ function(fieldsync_add_mpi_test_variant name variant)
         set(ARG_TIMEOUT 180)
     endif()
     foreach(n IN LISTS ARG_RANKS)
-        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}>)
+        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}> ${ARG_ARGS})
         add_test(NAME ${name}.${variant}.np${n} COMMAND ${cmd})
         set_tests_properties(${name}.${variant}.np${n} PROPERTIES
             TIMEOUT ${ARG_TIMEOUT}

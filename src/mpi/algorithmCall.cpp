@@ -93,8 +93,9 @@ int runAlgorithm(Engine& e, const void* send, void* recv, std::size_t values)
 {
     const Entry* entry = find(e.call().kind, e.call().algorithm);
     e.check(entry != nullptr, [] { return std::string("no such algorithm"); });
-    fa::Schedule schedule =
-        entry->start(e, send, recv, values, fa::Context { e.comm(), e.call().where });
+    fa::Schedule schedule = entry->start(
+        e, send, recv, values, fa::Context { e.comm(), e.call().where, e.call().name }
+    );
     if (e.blocking())
     {
         schedule.wait();

@@ -6,6 +6,7 @@
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/wait.hpp"
+#include "progress.hpp"
 #include "requestState.hpp"
 
 #include <algorithm>
@@ -59,32 +60,6 @@ void retireRequestState(std::unique_ptr<RequestState> state) noexcept
 
 namespace
 {
-/**
- * @brief Tests without pause, as MPI_Wait does, for up to 100 ms; true once @p test is. MPI
- * libraries move a non-blocking collective on only inside MPI calls (Open MPI's libnbc: a round
- * per test), and waitWithTimeout yields after 100 us and sleeps between tests after 1 ms: a
- * 1 MiB iReduce took 68 ms against 0.6 ms with MPI_Wait, 4 MiB 567 ms against 15 ms.
- * (Yielding instead lost the core to other processes on a loaded machine for a scheduler slice
- * per round.) After 100 ms the library's wait, with its time-out reports, goes on.
- */
-template<typename Test>
-bool progressFor100ms(const Test& test)
-{
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds { 100 };
-    for (unsigned polls { 1 };; ++polls)
-    {
-        if (test())
-        {
-            return true;
-        }
-        // the clock costs as much as a test: read it every 16th
-        if (polls % 16 == 0 && std::chrono::steady_clock::now() >= until)
-        {
-            return false;
-        }
-    }
-}
-
 /** @brief "<operation> started at <call site>", for time-out reports. */
 std::string describeRequest(const detail::RequestState& state)
 {
@@ -175,7 +150,7 @@ void Request::abandon() noexcept
 
 void Request::wait()
 {
-    if (progressFor100ms([this] { return test(); }))
+    if (detail::progressFor100ms([this] { return test(); }))
     {
         return;
     }
@@ -267,7 +242,7 @@ void Request::waitAll(std::span<Request> requests)
         }
         return all;
     };
-    if (!progressFor100ms(testAll))
+    if (!detail::progressFor100ms(testAll))
     {
         waitForRequests(requests, testAll, "waitAll");
     }
@@ -297,7 +272,7 @@ std::size_t Request::waitAny(std::span<Request> requests)
         }
         return !anyActive;
     };
-    if (!progressFor100ms(testAny))
+    if (!detail::progressFor100ms(testAny))
     {
         waitForRequests(requests, testAny, "waitAny");
     }

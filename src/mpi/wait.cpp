@@ -4,11 +4,14 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
+#include "progress.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace fieldsync::mpi
@@ -38,6 +41,43 @@ WaitPolicy WaitPolicy::fromEnvironment()
     }
     return policy;
 }
+
+namespace detail
+{
+namespace
+{
+/** The launcher's count of this job's ranks on this node, or 0 when it does not say. */
+long localRankCount()
+{
+    for (const char* name : { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" })
+    {
+        const std::string value = envString(name, "");
+        char* end { nullptr };
+        const long count = std::strtol(value.c_str(), &end, 10);
+        if (!value.empty() && *end == '\0' && count > 0)
+        {
+            return count;
+        }
+    }
+    return 0;
+}
+} // namespace
+
+bool waitYields()
+{
+    static const bool yields = []
+    {
+        if (!envString("FIELDSYNC_WAIT_YIELD", "").empty())
+        {
+            return envBool("FIELDSYNC_WAIT_YIELD", false); // an Error naming a bad value
+        }
+        // the node's cores, not this process's: a rank bound to one core has the core to itself
+        const long cores = static_cast<long>(std::thread::hardware_concurrency());
+        return cores > 0 && localRankCount() > cores;
+    }();
+    return yields;
+}
+} // namespace detail
 
 namespace
 {
@@ -92,6 +132,7 @@ void waitWithTimeout(
     }
     const auto start = Clock::now();
     const auto spinFor = spinDuration();
+    const bool yields = detail::waitYields();
     // Sleeping stalls MPI's progress on the messages in flight (a large message moves in
     // pieces, each started by a test): a wait that slept from 1 ms on made a 16 MiB exchange
     // six times slower than MPI_Waitall. So a wait yields (other processes still get the
@@ -103,6 +144,10 @@ void waitWithTimeout(
     for (unsigned polls { 1 }; !test(); ++polls)
     {
         // while spinning, read the clock only every 8th test: a read costs as much as a test
+        if (spinning && yields)
+        {
+            std::this_thread::yield(); // an oversubscribed node: the peer may need this core
+        }
         if (spinning && polls % 8 != 0)
         {
             continue;

@@ -8,6 +8,7 @@
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/nonBlocking.hpp"
+#include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
 #include <array>
@@ -87,6 +88,89 @@ TEST_CASE(
     }
     CHECK_FALSE(requests[1].active());
     CHECK(sum[0] == expected); // completed after the errors, staged result copied back
+}
+
+TEST_CASE(
+    "a blocking collective by one of fieldsync's algorithms that one rank joins late is a time-out "
+    "Error naming its call site, on every rank",
+    "[algorithms][wait]"
+)
+{
+    if (fieldsync::checkMode())
+    {
+        SUCCEED("skipped in check mode: the agreement before the post reports the late rank");
+        return;
+    }
+    const fm::MPIEnvironment env;
+    REQUIRE(env.sizeRank() >= 2);
+    const fm::MPIEnvironment own { env.duplicate() };
+    const int late { env.sizeRank() - 1 };
+    // a ring allreduce has at least two rounds: the late rank's first round meets the others'
+    // (left in flight by their errors), its second waits for rounds they never post
+    const fm::CallOptions<> ring { fm::Staging::Auto, {}, fm::Algorithm::Ring };
+    std::vector<double> value { 1.0 + env.rank() };
+    std::vector<double> sum(1);
+    const auto joinLate = [&]
+    {
+        const fieldsync::test::ScopedWaitTimeout timeout { "0.2", "error" };
+        const auto where = std::source_location::current();
+        try
+        {
+            fm::allReduce(value, sum, fm::ReduceOp::Sum, own.comm(), ring, where);
+            FAIL("no fieldsync::Error from a blocking Ring allReduce one rank joined late");
+        }
+        catch (const fieldsync::Error& error)
+        {
+            const std::string what { error.what() };
+            INFO(what);
+            CHECK(what.find("allReduce") != std::string::npos);
+            CHECK(what.find("has waited") != std::string::npos);
+            CHECK(what.find(fieldsync::toString(where)) != std::string::npos);
+            CHECK(error.where().line() == where.line());
+        }
+    };
+    if (env.rank() != late)
+    {
+        joinLate();
+    }
+    MPI_Barrier(env.comm()); // the late rank joins only once the others have given up
+    if (env.rank() == late)
+    {
+        joinLate();
+    }
+    MPI_Barrier(env.comm());
+    // the ranks go on: a correct collective on a fresh communicator
+    const fm::MPIEnvironment next { env.duplicate() };
+    fm::allReduce(value, sum, fm::ReduceOp::Sum, next.comm(), ring);
+    CHECK(sum[0] == env.sizeRank() * (env.sizeRank() + 1) / 2.0);
+}
+
+TEST_CASE("FIELDSYNC_WAIT_YIELD is a boolean", "[.yield-setting]")
+{
+    // run alone with FIELDSYNC_WAIT_YIELD=sometimes (CTest: test_request_wait.bad_yield): it is
+    // read once per process, by the first wait whose first test fails
+    REQUIRE(fieldsync::envString("FIELDSYNC_WAIT_YIELD", "") == "sometimes");
+    int tests { 0 };
+    try
+    {
+        fm::waitWithTimeout(
+            [&tests] { return ++tests > 3; },
+            [] { return std::string("nothing"); },
+            fm::WaitPolicy {},
+            "test",
+            "yield-setting",
+            std::source_location::current()
+        );
+        FAIL("no fieldsync::Error for FIELDSYNC_WAIT_YIELD=sometimes");
+    }
+    catch (const fieldsync::Error& error)
+    {
+        const std::string what { error.what() };
+        INFO(what);
+        CHECK(what.find("FIELDSYNC_WAIT_YIELD") != std::string::npos);
+        CHECK(what.find("sometimes") != std::string::npos);
+        CHECK(tests == 1); // reported before a second test
+    }
 }
 
 TEST_CASE("FIELDSYNC_WAIT_TIMEOUT rejects values that never report", "[request][wait]")

@@ -40,7 +40,8 @@ inline constexpr int reservedTagCount { 767 };
 /**
  * @brief One started algorithm: rounds of point-to-point messages, each followed by local
  * reductions or copies. A round is posted when the one before it has completed, so test() and
- * wait() are what move it on. Destroying a schedule in flight completes it first.
+ * wait() are what move it on. Destroying a schedule in flight completes it first, unless a
+ * wait for it ended in an Error.
  */
 class Schedule
 {
@@ -57,7 +58,8 @@ public:
     /** @brief Completes the schedule held, then takes over @p other's. */
     Schedule& operator=(Schedule&& other) noexcept;
 
-    /** @brief Completes the schedule if it is still in flight (logging that it had to). */
+    /** @brief Completes the schedule if it is still in flight (logging that it had to); one
+     * whose wait ended in an Error is left to MPI instead (its memory is never freed). */
     ~Schedule();
 
     Schedule(const Schedule&) = delete;
@@ -69,7 +71,12 @@ public:
      */
     bool test();
 
-    /** @brief Blocks until every round has completed. @throws Error as test(). */
+    /**
+     * @brief Blocks until every round has completed, through the library's one wait
+     * (mpi/wait.hpp): past FIELDSYNC_WAIT_TIMEOUT it reports the call site, as a warning or an
+     * Error; after an Error the schedule is still in flight and may be waited for again.
+     * @throws Error as test(), and on a time-out with FIELDSYNC_WAIT_TIMEOUT_ACTION=error.
+     */
     void wait();
 
 private:
@@ -83,6 +90,7 @@ struct Context
 {
     MPI_Comm comm { MPI_COMM_WORLD }; /**< the caller's communicator */
     std::source_location where { std::source_location::current() }; /**< named by errors */
+    const char* name { "collective" }; /**< the operation, named by time-out reports (static) */
 };
 
 /**

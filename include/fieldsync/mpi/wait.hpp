@@ -19,7 +19,8 @@ enum class TimeoutAction
 
 /**
  * @brief How long any blocking wait of the library may take before it reports, and what it
- * does then (halo exchanges, buffers, Request::wait, the sparse exchange).
+ * does then (halo exchanges, buffers, Request::wait, blocking collectives by fieldsync's
+ * algorithms, the sparse exchange).
  *
  * The default comes from the environment: FIELDSYNC_WAIT_TIMEOUT (seconds, default 60) and
  * FIELDSYNC_WAIT_TIMEOUT_ACTION (`warn`, the default, or `error`). A Communicator or buffer may
@@ -36,7 +37,9 @@ struct WaitPolicy
 
 /**
  * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests
- * (FIELDSYNC_WAIT_SPIN_US, default 100 us, read once per process), then tests with
+ * (FIELDSYNC_WAIT_SPIN_US, default 100 us, read once per process; each test followed by
+ * std::this_thread::yield where the node runs more ranks than it has cores, or as
+ * FIELDSYNC_WAIT_YIELD says, read once per process: an Error names a bad value), then tests with
  * std::this_thread::yield up to 1 s (a sleep would stall MPI's progress on messages in flight),
  * then tests with sleeps that back off to 1 ms.
  *

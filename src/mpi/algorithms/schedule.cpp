@@ -3,8 +3,11 @@
 // each algorithm call takes from the reserved range (include/fieldsync/mpi/algorithms.hpp).
 #include "scheduleState.hpp"
 
+#include "../progress.hpp"
+
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -108,7 +111,8 @@ ScratchPool& scratchPool()
 }
 
 ScheduleState::ScheduleState(const Context& context, const TypeDesc& type, MPI_Op op)
-    : comm_(context.comm), type_(type), op_(op), where_(context.where)
+    : comm_(context.comm), type_(type), op_(op), where_(context.where),
+      name_(context.name ? context.name : "collective")
 {
     FIELDSYNC_CHECK_AT(
         comm_ != MPI_COMM_NULL,
@@ -227,7 +231,7 @@ void ScheduleState::runCombines(std::size_t first, std::size_t end) const
     }
 }
 
-bool ScheduleState::progress(bool block)
+bool ScheduleState::progress()
 {
     while (current_ < rounds_.size())
     {
@@ -235,19 +239,12 @@ bool ScheduleState::progress(bool block)
         {
             post();
         }
+        int done { 0 };
         const int n = static_cast<int>(requests_.size());
-        if (block)
+        FIELDSYNC_MPI_AT(MPI_Testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE), where_);
+        if (done == 0)
         {
-            FIELDSYNC_MPI_AT(MPI_Waitall(n, requests_.data(), MPI_STATUSES_IGNORE), where_);
-        }
-        else
-        {
-            int done { 0 };
-            FIELDSYNC_MPI_AT(MPI_Testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE), where_);
-            if (done == 0)
-            {
-                return false;
-            }
+            return false;
         }
         runCombines(
             current_ == 0 ? 0 : rounds_[current_ - 1].combinesEnd, rounds_[current_].combinesEnd
@@ -262,7 +259,7 @@ Schedule::Schedule() noexcept = default;
 
 Schedule::Schedule(std::unique_ptr<ScheduleState> state) : state_(std::move(state))
 {
-    if (state_ && state_->progress(false))
+    if (state_ && state_->progress())
     {
         state_.reset();
     }
@@ -293,6 +290,17 @@ Schedule::~Schedule()
         static_cast<void>(state_.release()); // MPI may still own the memory: leak, never free
         return;
     }
+    if (state_->waitFailed())
+    {
+        // a second wait would only time out again (or block for good under action warn)
+        logger().warn(
+            "fieldsync::mpi::algorithms::Schedule started at {} was destroyed after its wait "
+            "ended in an Error; its messages are left to MPI and its memory is never freed",
+            fieldsync::toString(state_->where())
+        );
+        static_cast<void>(state_.release());
+        return;
+    }
     logger().error(
         "fieldsync::mpi::algorithms::Schedule started at {} was destroyed before it completed; "
         "waiting for it now",
@@ -313,7 +321,7 @@ Schedule::~Schedule()
 
 bool Schedule::test()
 {
-    if (state_ && state_->progress(false))
+    if (state_ && state_->progress())
     {
         state_.reset();
     }
@@ -322,10 +330,37 @@ bool Schedule::test()
 
 void Schedule::wait()
 {
-    if (state_)
+    const auto testOnce = [this]
     {
-        state_->progress(true);
-        state_.reset();
+        return test();
+    };
+    if (detail::progressFor100ms(testOnce))
+    {
+        return;
+    }
+    // test() frees the state on completion: the report keeps its own copy of the call site
+    const std::source_location where { state_->where() };
+    const char* name { state_->name() };
+    try
+    {
+        waitWithTimeout(
+            testOnce,
+            [where, name] {
+                return std::string("every rank to join ") + name + " started at " + toString(where);
+            },
+            WaitPolicy::fromEnvironment(),
+            "fieldsync::mpi::algorithms::Schedule",
+            name,
+            where
+        );
+    }
+    catch (...)
+    {
+        if (state_)
+        {
+            state_->markWaitFailed();
+        }
+        throw;
     }
 }
 

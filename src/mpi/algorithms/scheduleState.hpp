@@ -122,10 +122,19 @@ public:
     /** @brief Posts the current round. */
     void post();
 
-    /** @brief Progresses: true when every round has completed; blocks when @p block. */
-    bool progress(bool block);
+    /** @brief Tests the current round and moves on past every completed one: true when every
+     * round has completed. Never blocks (waits go through the library's one wait). */
+    bool progress();
 
     [[nodiscard]] const std::source_location& where() const { return where_; } /**< call site */
+    [[nodiscard]] const char* name() const { return name_; } /**< the operation's name */
+
+    /** @brief Records that a wait for this schedule ended in an Error (a time-out): destroying
+     * it then leaves its messages to MPI instead of waiting again. */
+    void markWaitFailed() noexcept { waitFailed_ = true; }
+
+    /** @brief Whether a wait for this schedule ended in an Error. */
+    [[nodiscard]] bool waitFailed() const noexcept { return waitFailed_; }
 
 private:
     Round& openRound();
@@ -135,6 +144,8 @@ private:
     TypeDesc type_;
     MPI_Op op_;
     std::source_location where_;
+    const char* name_;
+    bool waitFailed_ { false };
     int rank_ { 0 };
     int size_ { 1 };
     int tag_ { reservedTagFirst };

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, then build and test against Open MPI (preset release) and
-# MPICH (preset mpich). Exits non-zero on any failure.
+# The whole test suite: set-up, then build and test against Open MPI (preset release), again
+# with AddressSanitizer, UndefinedBehaviorSanitizer and check mode on (preset debug), and
+# against MPICH (preset mpich). Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
 
 jobs=$(nproc)
-for preset in release mpich; do
+for preset in release debug mpich; do
     echo "=== fieldsync: ${preset} ==="
     cmake --preset "${preset}"
     cmake --build --preset "${preset}" -j "${jobs}"

@@ -12,25 +12,50 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 
 namespace fieldsync::halo
 {
 
 namespace
 {
-/** @brief Copies the end of @p text into @p out (with "..." in front when it is cut). */
+/**
+ * @brief Copies @p head followed by @p tail into @p out, NUL-padded; when longer, "..." and the
+ * end (never allocates: it runs at every checked start).
+ */
 template<std::size_t N>
-void putText(char (&out)[N], const std::string& text)
+void putText(char (&out)[N], std::string_view head, std::string_view tail = {})
 {
     std::memset(out, 0, N);
-    if (text.size() < N)
+    const std::size_t size = head.size() + tail.size();
+    std::size_t at { 0 };
+    std::size_t skip { 0 }; // characters of head + tail left out at the front
+    if (size >= N)
     {
-        std::memcpy(out, text.data(), text.size());
-        return;
+        std::memcpy(out, "...", 3);
+        at = 3;
+        skip = size - (N - 4);
     }
-    const std::size_t keep = N - 4;
-    std::memcpy(out, "...", 3);
-    std::memcpy(out + 3, text.data() + text.size() - keep, keep);
+    for (const std::string_view part : { head, tail })
+    {
+        const std::size_t drop = std::min(skip, part.size());
+        skip -= drop;
+        if (part.size() > drop) // an empty part may have no data (memcpy must not see a null)
+        {
+            std::memcpy(out + at, part.data() + drop, part.size() - drop);
+            at += part.size() - drop;
+        }
+    }
+}
+
+/** @brief Copies "file:line" of @p where into @p out as putText does. */
+template<std::size_t N>
+void putSite(char (&out)[N], const std::source_location& where)
+{
+    char line[16] {};
+    const int length =
+        std::snprintf(line, sizeof(line), ":%u", static_cast<unsigned>(where.line()));
+    putText(out, where.file_name(), std::string_view(line, static_cast<std::size_t>(length)));
 }
 
 /** @brief FNV-1a (64 bit) over the global ids (or, without ids, the indices) of @p cells. */
@@ -95,8 +120,8 @@ void CommunicatorState::checkedSends(
     mine.cellBytes = stride * fields.valueSize();
     mine.tag = backEnd_ == BackEnd::PointToPoint ? exchange.tag : -1;
     mine.globalIds = globalIds_ ? 1 : 0;
-    putText(mine.keyName, exchange.key.name() + (exchange.reverse ? " (reverse)" : ""));
-    putText(mine.site, toString(where));
+    putText(mine.keyName, exchange.key.name(), exchange.reverse ? " (reverse)" : "");
+    putSite(mine.site, where);
     putText(mine.typeName, type);
     check.seal(buffer.sendHalf(), exchange.reverse ? receiveCells_ : sendCells_);
     buffer.startSends(where);
@@ -145,25 +170,35 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
     }
     DuplexBuffer& buffer = pool_[exchange.buffer];
     const mpi::WaitPolicy policy = this->policy();
+    // each std::function below captures one reference, so it holds it without allocating
+    const auto test = [this, &exchange, &where]
+    {
+        return checkedTest(exchange, where);
+    };
+    const auto describe = [this, &exchange, &buffer, &where]
+    {
+        std::string text = exchange.check->describePending(mailbox_);
+        for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
+        {
+            const std::string more = half->describePending(where);
+            text.append(!text.empty() && !more.empty() ? ", " : "").append(more);
+        }
+        return text;
+    };
+    const auto listenHere = [this, &exchange, &where]
+    {
+        listen(exchange, where);
+    };
     try
     {
         mpi::waitWithTimeout(
-            [&] { return checkedTest(exchange, where); },
-            [&]
-            {
-                std::string text = exchange.check->describePending(mailbox_);
-                for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
-                {
-                    const std::string more = half->describePending(where);
-                    text.append(!text.empty() && !more.empty() ? ", " : "").append(more);
-                }
-                return text;
-            },
+            [&test] { return test(); },
+            [&describe] { return describe(); },
             policy,
             "communication",
             exchange.key.name(),
             where,
-            [&] { listen(exchange, where); }
+            [&listenHere] { listenHere(); }
         );
     }
     catch (const Error&)
@@ -213,11 +248,11 @@ void CommunicatorState::failCheck(
     // the peers' messages of other keys are taken (their senders complete), this rank's
     // receives nobody sends are cancelled, every other message completes
     const std::span<const char> cancel = check.drainOthers(env_.comm(), name);
-    settle(exchange, cancel, check.finishHeaders(name), where);
+    const bool settled = settle(exchange, cancel, check.finishHeaders(name), where);
     const Error raised(error, where);
     if (!noticed_) // a peer's notice found this mismatch: the peers know already
     {
-        notifyPeers(exchange, raised.what(), false); // drained above: nothing stale is left
+        notifyPeers(exchange, raised.what(), false, settled); // drained: nothing stale is left
     }
     throw raised;
 }

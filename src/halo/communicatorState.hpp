@@ -170,9 +170,10 @@ public:
      * @brief Ends an exchange that will not complete: cancels the receives @p cancel marks
      * (per receive message), completes the rest under the time-out, then releases the
      * exchange (its buffer stays claimed, never reused, when MPI may still touch it).
-     * @p headersDone: check mode's headers were completed.
+     * @p headersDone: check mode's headers were completed. Returns whether every message
+     * completed (false: one was left to MPI, logged).
      */
-    void settle(
+    bool settle(
         Exchange& exchange,
         std::span<const char> cancel,
         bool headersDone,
@@ -187,9 +188,12 @@ public:
      * peers (never throws). Not for an Error that a peer's notice raised. @p inStart: the
      * Error left startComm (the peers' messages of this start may still come, so the start's
      * tag is spent on this rank and on the peers the notice releases: markFailed); false
-     * after a failed check, which drained every message.
+     * after a failed check, which drained every message. @p settled (after a failed check):
+     * every message of this rank's start completed, so the peers' data from it will come.
      */
-    void notifyPeers(const Exchange& exchange, const char* error, bool inStart) noexcept;
+    void notifyPeers(
+        const Exchange& exchange, const char* error, bool inStart, bool settled = false
+    ) noexcept;
     /**
      * @brief Whether @p exchange may still wait for something that involves @p rank: a message
      * with it in either direction, or (check mode) its header.
@@ -197,8 +201,8 @@ public:
     [[nodiscard]] bool awaits(Exchange& exchange, int rank) noexcept;
     /**
      * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
-     * it left this start of the exchange with an Error (one that failed at its finalise, after
-     * this rank's messages with it were done, leaves this exchange alone).
+     * it left this start of the exchange with an Error (one that failed at its finalise after
+     * settling its messages leaves this exchange alone: its data comes, ours was taken).
      */
     void listen(Exchange& exchange, const std::source_location& where);
     /**

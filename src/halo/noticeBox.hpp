@@ -33,7 +33,8 @@ struct Notice
     std::int32_t rank { -1 };    /**< the sender */
     std::int32_t length { 0 };   /**< bytes of text used */
     std::int32_t inStart { 0 };  /**< 1: the sender failed in startComm (its tag is spent) */
-    std::int32_t reserved { 0 }; /**< keeps the notice at 512 bytes */
+    std::int32_t settled { 0 };  /**< 1: it failed later, after every message it had with the
+                                      peers in this start completed (their data from it comes) */
     char text[textBytes] {};     /**< the Error's what(), cut with "..." when longer */
 
     /** @brief The text as a string. */

@@ -48,7 +48,7 @@ void CommunicatorState::setUpNotices(const std::source_location& where)
 }
 
 void CommunicatorState::notifyPeers(
-    const Exchange& exchange, const char* error, bool inStart
+    const Exchange& exchange, const char* error, bool inStart, bool settled
 ) noexcept
 {
     Notice notice;
@@ -57,6 +57,7 @@ void CommunicatorState::notifyPeers(
     notice.counter = exchange.attempts;
     notice.rank = env_.rank();
     notice.inStart = inStart ? 1 : 0;
+    notice.settled = !inStart && settled ? 1 : 0;
     try
     {
         notices_.send(env_.comm(), noticeTag, peers_, notice, error);
@@ -139,10 +140,11 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
     {
         return;
     }
-    if (notice->inStart == 0 && !awaits(exchange, notice->rank))
+    if (notice->inStart == 0 && (notice->settled != 0 || !awaits(exchange, notice->rank)))
     {
-        // it failed after this rank's messages with it were done (a failed check at its
-        // finalise): nothing this exchange still waits for depends on it, so it completes
+        // it failed at its finalise (a failed check) after its messages of this start
+        // completed, or after this rank's messages with it were done: its data is sent (and
+        // comes, even if still in transit), ours was taken, so this exchange completes
         return;
     }
     noticed_ = true;          // the Error below is settled here, and not passed on
@@ -194,7 +196,7 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
     );
 }
 
-void CommunicatorState::settle(
+bool CommunicatorState::settle(
     Exchange& exchange,
     std::span<const char> cancel,
     bool headersDone,
@@ -215,6 +217,7 @@ void CommunicatorState::settle(
         exchange.buffer = Exchange::npos;
         release(exchange);
     }
+    return settled;
 }
 
 } // namespace fieldsync::halo

@@ -9,6 +9,7 @@
 
 #include "../halo/haloPatterns.hpp"
 
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync_test/countingAllocator.hpp"
@@ -178,6 +179,7 @@ int wrongGhosts(const View& f, const fieldsync::test::Setup& s, int components, 
     }
     return wrong;
 }
+
 } // namespace
 
 TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests stay flat")
@@ -193,7 +195,11 @@ TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests s
     constexpr int keys { 3 };
     constexpr int rounds { 100000 / keys + 1 }; // each round exchanges every key once
     constexpr int warmUp { 10000 };             // MPI's free lists reach their size
+    // check mode (the debug preset) allocates nothing per exchange either, but its queue of
+    // arrived headers may grow once more in a late burst (seen: 2 allocations in 70,000)
+    const long allocationsAllowed = fieldsync::checkMode() ? 16 : 0;
     constexpr int checkEvery { 997 }; // a prime: the check lands on every phase of the cycle
+    constexpr int paceEvery { 64 };   // rounds between two residual checks (an allreduce)
     long rssAfterWarmUp { 0 };
     long requestsAfterWarmUp { 0 };
     long requestsMax { 0 };
@@ -232,6 +238,14 @@ TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests s
                      wrongGhosts(other, setup, 1, step + 2);
         }
         requestsMax = std::max(requestsMax, liveRequests());
+        if (step % paceEvery == paceEvery - 1)
+        {
+            // a solver's residual check: the pattern is one-way between some ranks, and a
+            // rank that receives from nobody would otherwise run ahead without bound, its eager
+            // messages queued at the receivers (unexpected-message memory that grows)
+            int any { step };
+            MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, env.comm());
+        }
     };
     for (int step = 0; step < warmUp; ++step)
     {
@@ -281,25 +295,21 @@ TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests s
     CHECK((!neighbours || inFlightMax > requestsAfterWarmUp));
     CHECK(requestsEnd == requestsAfterWarmUp); // flat: nothing left behind per exchange
     CHECK(requestsMax == requestsAfterWarmUp);
-    CHECK(allocations == 0); // 90,000 exchanges, three keys in flight, no C++ allocation
+    // 70,000 exchanges after warm-up, three keys in flight: no C++ allocation per exchange
+    CHECK(allocations <= allocationsAllowed);
     CHECK(rssAfterWarmUp > 0);
-    // KiB. A leak grows in both halves (45,000 exchanges each: 12 bytes per exchange pass 512
-    // KiB); MPI's buffers for unexpected messages keep a high-water mark that a late burst can
-    // raise once
+    // KiB. A leak grows in both halves (35,000 exchanges each of 100,000: 15 bytes per exchange
+    // pass 512 KiB); MPI's buffers for unexpected messages keep a high-water mark that a late
+    // burst can raise once
     const bool rssFlat = std::min(rssMiddle - rssAfterWarmUp, rssEnd - rssMiddle) < 512 &&
                          rssEnd - rssAfterWarmUp < 8192;
-#ifdef MPICH
-    // MPICH 4.0 over UCX: in about 1 run in 4 some ranks grow by tens of MiB in both halves
-    // (also before the notices and set-up agreement landed), with no C++ allocation and no
-    // live request left: an open finding (doc/reliability.md), reported here, not asserted
-    if (!rssFlat)
-    {
-        WARN("rank " << me << ": VmRSS grew after warm-up under MPICH (open finding)");
-    }
-#else
+    // flat on both MPIs and under AddressSanitizer: the pacing above bounds how far a rank
+    // that only sends runs ahead (without it, MPICH grew by tens of MiB in 1 run in 3)
     CHECK(rssFlat);
-#endif
-    int allRight = wrong == 0 && requestsEnd == requestsAfterWarmUp && allocations == 0 ? 1 : 0;
+    int allRight = wrong == 0 && requestsEnd == requestsAfterWarmUp &&
+                           allocations <= allocationsAllowed && rssFlat
+                       ? 1
+                       : 0;
     mpi::allReduce(allRight, mpi::ReduceOp::Min, env.comm());
     CHECK(allRight == 1);
 }

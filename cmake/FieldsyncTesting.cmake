@@ -18,6 +18,19 @@ if(_fs_mpiexec_version MATCHES "Open MPI|OpenRTE")
 else()
     set(FIELDSYNC_MPI_FLAVOUR "mpich")
 endif()
+# Fault injection for the whole suite (doc/reliability.md): FIELDSYNC_FAULTS for every test that
+# sets none itself. FIELDSYNC_TEST_FAULTS_UNSTAGED is the same without random staging, for the
+# tests that count allocations (random staging switches an exchange between in place and packed,
+# and the first packed exchange of a key builds its index arrays; a staged collective allocates
+# its host copy's access object) and for those that need a send in place.
+set(FIELDSYNC_TEST_FAULTS "" CACHE STRING
+    "FIELDSYNC_FAULTS for every test that sets none itself (seed:N[,...]); empty: none")
+set(FIELDSYNC_TEST_FAULTS_UNSTAGED "")
+if(FIELDSYNC_TEST_FAULTS)
+    list(APPEND FIELDSYNC_TEST_ENVIRONMENT FIELDSYNC_FAULTS=${FIELDSYNC_TEST_FAULTS})
+    set(FIELDSYNC_TEST_FAULTS_UNSTAGED FIELDSYNC_FAULTS=${FIELDSYNC_TEST_FAULTS},staging:0)
+    message(STATUS "fieldsync: tests run with FIELDSYNC_FAULTS=${FIELDSYNC_TEST_FAULTS}")
+endif()
 if(FIELDSYNC_SANITIZE)
     list(APPEND FIELDSYNC_TEST_ENVIRONMENT ASAN_OPTIONS=detect_leaks=0
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)

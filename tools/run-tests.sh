@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set-up, then build and test against Open MPI (preset release), again
 # with AddressSanitizer, UndefinedBehaviorSanitizer and check mode on (preset debug), and
-# against MPICH (preset mpich). Exits non-zero on any failure.
+# against MPICH with fault injection on for every test (preset mpich). Exits non-zero on any
+# failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh

@@ -346,18 +346,23 @@ public:
         return values.empty() ? nullptr : values.data();
     }
 
-    /** Keeps @p layout alive in the state (MPI reads count arrays until completion). */
+    /**
+     * Keeps @p layout's arrays in the state (MPI reads count arrays until completion). Swapped,
+     * not assigned: the state's empty vectors (a spare state keeps their capacity) go to the
+     * layout, whose end gives them to the spares, so a loop of non-blocking V calls allocates
+     * nothing after its first call (an assignment freed them and the next layout allocated).
+     */
     void keepSend(Layout&& layout)
     {
-        state_.sendCounts = std::move(layout.counts);
-        state_.sendDispls = std::move(layout.displs);
+        state_.sendCounts.swap(layout.counts);
+        state_.sendDispls.swap(layout.displs);
     }
 
     /** As keepSend, for the receive side. */
     void keepRecv(Layout&& layout)
     {
-        state_.recvCounts = std::move(layout.counts);
-        state_.recvDispls = std::move(layout.displs);
+        state_.recvCounts.swap(layout.counts);
+        state_.recvDispls.swap(layout.displs);
     }
 
 private:

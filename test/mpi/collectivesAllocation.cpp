@@ -5,10 +5,13 @@
 #include "fieldsync_test/countingAllocator.hpp"
 
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/allToAll.hpp"
+#include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/operators.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <span>
 #include <vector>
 
 namespace fm = fieldsync::mpi;
@@ -60,4 +63,100 @@ TEST_CASE("blocking collectives on host memory do not allocate")
     REQUIRE(vector[0] == n * (n - 1) / 2);
     REQUIRE(sumOfRanks == n * (n - 1) / 2.0);
     REQUIRE(broadcastValue == 42.0);
+}
+
+TEST_CASE("non-blocking collectives on spans and views, and staged blocking ones, allocate "
+          "nothing after their first calls")
+{
+    const fm::MPIEnvironment env;
+    const int n = env.sizeRank();
+    const int r = env.rank();
+    const auto un = static_cast<std::size_t>(n);
+    // rank q sends q + p + 1 values to rank p, the k-th of them 1000 q + 100 p + k; in the
+    // allGatherV rank q gives q + 1 values, the k-th 10 q + k
+    std::vector<int> counts(un);
+    std::vector<int> gatherCounts(un);
+    for (int p = 0; p < n; ++p)
+    {
+        counts[static_cast<std::size_t>(p)] = r + p + 1;
+        gatherCounts[static_cast<std::size_t>(p)] = p + 1;
+    }
+    std::vector<double> send;
+    for (int p = 0; p < n; ++p)
+    {
+        for (int k = 0; k < r + p + 1; ++k)
+        {
+            send.push_back(1000.0 * r + 100.0 * p + k);
+        }
+    }
+    std::vector<double> recv(send.size(), -1.0); // the counts are symmetric in r and p
+    std::vector<double> mine(static_cast<std::size_t>(r + 1));
+    for (int k = 0; k <= r; ++k)
+    {
+        mine[static_cast<std::size_t>(k)] = 10.0 * r + k;
+    }
+    std::vector<double> gathered(un * (un + 1) / 2, -1.0);
+    Kokkos::View<double*, Kokkos::HostSpace> view("view", 3);
+    Kokkos::View<double*, Kokkos::HostSpace> staged("staged", 2);
+    fm::CallOptions<> staging {};
+    staging.staging = fm::Staging::Always;
+    auto step = [&]
+    {
+        // a view's non-blocking call keeps it alive in an access object until completion
+        for (std::size_t i = 0; i < view.extent(0); ++i)
+        {
+            view(i) = r + 1.0 + static_cast<double>(i);
+        }
+        auto v = fm::iAllReduce(view, fm::ReduceOp::Sum, env.comm());
+        v.wait();
+        // a staged call copies through host staging bytes, by its access object
+        staged(0) = r;
+        staged(1) = -r;
+        fm::allReduce(staged, fm::ReduceOp::Max, env.comm(), staging);
+        auto a = fm::iAllToAllV(
+            std::span<const double>(send), counts, std::span<double>(recv), counts, env.comm()
+        );
+        a.wait();
+        auto g = fm::iAllGatherV(
+            std::span<const double>(mine), std::span<double>(gathered), gatherCounts, env.comm()
+        );
+        g.wait();
+    };
+    // the first calls set up the spare state and fill the spare count arrays (the vectors of
+    // the state's first layouts come back to the spares one call later)
+    step();
+    step();
+    const long allocations = fieldsync_test::allocationsDuring(
+        [&]
+        {
+            for (int i = 0; i < 20; ++i)
+            {
+                step();
+            }
+        }
+    );
+    CHECK(allocations == 0);
+    // the results against the closed forms
+    for (std::size_t i = 0; i < view.extent(0); ++i)
+    {
+        REQUIRE(view(i) == n * (n + 1) / 2.0 + n * static_cast<double>(i));
+    }
+    REQUIRE(staged(0) == n - 1.0);
+    REQUIRE(staged(1) == 0.0);
+    std::size_t at { 0 };
+    for (int q = 0; q < n; ++q)
+    {
+        for (int k = 0; k < q + r + 1; ++k)
+        {
+            REQUIRE(recv[at++] == 1000.0 * q + 100.0 * r + k);
+        }
+    }
+    at = 0;
+    for (int q = 0; q < n; ++q)
+    {
+        for (int k = 0; k <= q; ++k)
+        {
+            REQUIRE(gathered[at++] == 10.0 * q + k);
+        }
+    }
 }

@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
+#include "fieldsync/mpi/detail/recycledBlocks.hpp"
 
 #include <cstring>
 #include <span>
@@ -207,10 +208,11 @@ Buffer describeMemory(
     buffer.stage = useStaging<MemorySpace>(staging);
     if (buffer.stage || asynchronous || !std::is_same_v<Keep, std::monostate>)
     {
-        buffer.access =
-            std::make_shared<const BufferAccessOf<Value, MemorySpace, ExecutionSpace, Keep>>(
-                const_cast<Value*>(data), exec, std::move(keep)
-            );
+        // in blocks this thread reuses (a non-blocking call's access dies at its completion)
+        using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace, Keep>;
+        buffer.access = std::allocate_shared<Access>(
+            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, std::move(keep)
+        );
     }
     return buffer;
 }

@@ -28,19 +28,16 @@ int allToAll(Engine& e)
 int allToAllV(Engine& e)
 {
     const bool inPlace = e.inPlace();
-    Layout r = e.layout(e.call().recvCounts, "recvCounts");
-    const std::size_t rTotal = r.total;
+    const std::size_t rTotal = e.layout(e.call().recvCounts, "recvCounts", Side::Recv);
     e.need(e.recvBuffer(), rTotal, inPlace ? "in-place buffer" : "receive buffer");
     const void* sp = MPI_IN_PLACE;
     if (!inPlace)
     {
-        Layout s = e.layout(e.call().sendCounts, "sendCounts");
-        e.need(e.sendBuffer(), s.total, "send buffer");
-        sp = e.send(s.total);
-        e.keepSend(std::move(s));
+        const std::size_t sTotal = e.layout(e.call().sendCounts, "sendCounts", Side::Send);
+        e.need(e.sendBuffer(), sTotal, "send buffer");
+        sp = e.send(sTotal);
     }
     void* rp = e.recv(inPlace ? rTotal : 0, rTotal);
-    e.keepRecv(std::move(r));
     const RequestState& state = e.state();
     const int* sc = inPlace ? nullptr : state.sendCounts.data();
     const int* sd = inPlace ? nullptr : state.sendDispls.data();

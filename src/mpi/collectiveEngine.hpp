@@ -26,10 +26,11 @@ inline std::string str(std::size_t value)
 }
 
 /**
- * @brief This thread's spare vectors (emptied, capacity kept): the count layouts of the V
- * operations take them and give them back, so that a loop of V calls on one communicator
+ * @brief This thread's spare vectors (emptied, capacity kept): a blocking V operation's count
+ * arrays come from them and go back to them, so that a loop of V calls on one communicator
  * allocates nothing after its first call (callgrind: six malloc/free pairs per allToAllV were
- * about 750 instructions).
+ * about 750 instructions). A non-blocking call keeps its arrays in its state, which a spare
+ * state keeps with their capacity.
  */
 template<typename T>
 struct SpareVectors
@@ -69,31 +70,12 @@ struct SpareVectors
 /** @brief This thread's spare int vectors (counts, displacements). */
 inline thread_local SpareVectors<int> spareInts;
 
-/** @brief This thread's spare size vectors (displacements in values). */
-inline thread_local SpareVectors<std::size_t> spareSizes;
-
-/** @brief Per-rank counts scaled to MPI elements, with packed displacements; its vectors come
- * from and go back to this thread's spares. */
-struct Layout
+/** @brief Which of the call state's count arrays a layout fills. */
+enum class Side
 {
-    std::vector<int> counts;              /**< MPI counts */
-    std::vector<int> displs;              /**< MPI displacements */
-    std::vector<std::size_t> valueDispls; /**< displacements in values */
-    std::size_t total { 0 };              /**< values over all ranks */
-
-    Layout() = default;
-    Layout(const Layout&) = delete;
-    Layout& operator=(const Layout&) = delete;
-    Layout(Layout&&) noexcept = default;
-    Layout& operator=(Layout&&) noexcept = default;
-
-    /** Gives the vectors it still holds back to the spares. */
-    ~Layout()
-    {
-        spareInts.giveBack(std::move(counts));
-        spareInts.giveBack(std::move(displs));
-        spareSizes.giveBack(std::move(valueDispls));
-    }
+    Send,     /**< sendCounts and sendDispls */
+    Recv,     /**< recvCounts and recvDispls */
+    CheckOnly /**< none: the counts are only checked (a V operation off its root) */
 };
 
 /** @brief What MPI is given for one side each: the send and receive pointers and this rank's count.
@@ -236,8 +218,12 @@ public:
         return values / usize();
     }
 
-    /** Validates a per-rank counts vector and lays it out packed in rank order. */
-    [[nodiscard]] Layout layout(std::span<const int> counts, const char* what) const
+    /**
+     * Validates a per-rank counts vector and lays it out packed in rank order in the state's
+     * count arrays of @p side (MPI reads them until completion). Returns the values over all
+     * ranks.
+     */
+    [[nodiscard]] std::size_t layout(std::span<const int> counts, const char* what, Side side)
     {
         check(
             counts.size() == usize(),
@@ -247,13 +233,15 @@ public:
                        " entries, expected one per rank (" + std::to_string(size()) + ")";
             }
         );
-        Layout result;
-        result.counts = spareInts.take();
-        result.displs = spareInts.take();
-        result.valueDispls = spareSizes.take();
-        result.counts.resize(usize());
-        result.displs.resize(usize());
-        result.valueDispls.resize(usize());
+        const bool send = side == Side::Send;
+        int* mpiCounts { nullptr };
+        int* mpiDispls { nullptr };
+        if (side != Side::CheckOnly)
+        {
+            mpiCounts = sized(send ? state_.sendCounts : state_.recvCounts);
+            mpiDispls = sized(send ? state_.sendDispls : state_.recvDispls);
+        }
+        std::size_t total { 0 };
         for (std::size_t r = 0; r < usize(); ++r)
         {
             check(
@@ -263,13 +251,26 @@ public:
                            std::to_string(counts[r]) + ")";
                 }
             );
-            result.valueDispls[r] = result.total;
-            result.displs[r] = count(result.total);
-            result.counts[r] = count(static_cast<std::size_t>(counts[r]));
-            result.total += static_cast<std::size_t>(counts[r]);
+            if (mpiCounts != nullptr)
+            {
+                mpiDispls[r] = count(total);
+                mpiCounts[r] = count(static_cast<std::size_t>(counts[r]));
+            }
+            total += static_cast<std::size_t>(counts[r]);
         }
-        static_cast<void>(count(result.total));
-        return result;
+        static_cast<void>(count(total));
+        return total;
+    }
+
+    /** The values of ranks 0 to @p r - 1 in @p counts (validated by layout() first). */
+    [[nodiscard]] static std::size_t valuesBefore(std::span<const int> counts, int r)
+    {
+        std::size_t values { 0 };
+        for (std::size_t q = 0; q < static_cast<std::size_t>(r); ++q)
+        {
+            values += static_cast<std::size_t>(counts[q]);
+        }
+        return values;
     }
 
     /** The pointer MPI reads @p values send values from (staged when the buffer says so). */
@@ -346,26 +347,23 @@ public:
         return values.empty() ? nullptr : values.data();
     }
 
-    /**
-     * Keeps @p layout's arrays in the state (MPI reads count arrays until completion). Swapped,
-     * not assigned: the state's empty vectors (a spare state keeps their capacity) go to the
-     * layout, whose end gives them to the spares, so a loop of non-blocking V calls allocates
-     * nothing after its first call (an assignment freed them and the next layout allocated).
-     */
-    void keepSend(Layout&& layout)
-    {
-        state_.sendCounts.swap(layout.counts);
-        state_.sendDispls.swap(layout.displs);
-    }
-
-    /** As keepSend, for the receive side. */
-    void keepRecv(Layout&& layout)
-    {
-        state_.recvCounts.swap(layout.counts);
-        state_.recvDispls.swap(layout.displs);
-    }
-
 private:
+    /** @p v with one entry per rank; its capacity from a spare when it has too little. */
+    [[nodiscard]] int* sized(std::vector<int>& v) const
+    {
+        if (v.capacity() < usize())
+        {
+            std::vector<int> spare = spareInts.take();
+            if (spare.capacity() > v.capacity())
+            {
+                v.swap(spare);
+            }
+            spareInts.giveBack(std::move(spare));
+        }
+        v.resize(usize());
+        return v.data();
+    }
+
     Call& call_;
     RequestState& state_;
     mutable int rank_ { -1 }; /**< rank in the communicator, -1 until asked */

@@ -32,17 +32,16 @@ int allGather(Engine& e)
 int allGatherV(Engine& e)
 {
     const std::span<const int> recvCounts = e.call().recvCounts;
-    Layout l = e.layout(recvCounts, "recvCounts");
+    const std::size_t total = e.layout(recvCounts, "recvCounts", Side::Recv);
     const std::size_t mine = e.mine(recvCounts);
     if (!e.inPlace())
     {
         e.sendHolds(mine, "rank");
     }
-    e.need(e.recvBuffer(), l.total, "receive buffer");
+    e.need(e.recvBuffer(), total, "receive buffer");
     const void* sp = e.inPlace() ? MPI_IN_PLACE : e.send(mine);
-    void* rp = e.recv(e.inPlace() ? l.total : 0, l.total);
+    void* rp = e.recv(e.inPlace() ? total : 0, total);
     const int c = e.count(mine);
-    e.keepRecv(std::move(l));
     const int* rc = e.state().recvCounts.data();
     const int* rd = e.state().recvDispls.data();
     const MPI_Datatype t = e.type();
@@ -89,24 +88,23 @@ int gather(Engine& e)
 Pointers gatherVCounted(Engine& e)
 {
     const std::span<const int> recvCounts = e.call().recvCounts;
-    Layout l = e.layout(recvCounts, "recvCounts");
+    const std::size_t total = e.layout(recvCounts, "recvCounts", Side::Recv);
     const std::size_t mine = e.mine(recvCounts);
-    e.need(e.recvBuffer(), l.total, e.inPlace() ? "in-place buffer" : "receive buffer");
+    e.need(e.recvBuffer(), total, e.inPlace() ? "in-place buffer" : "receive buffer");
     Pointers p;
     if (e.inPlace())
     {
-        void* io = e.recv(l.total, e.isRoot() ? l.total : 0);
-        p.send = e.isRoot() ? MPI_IN_PLACE
-                            : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
+        void* io = e.recv(total, e.isRoot() ? total : 0);
+        p.send =
+            e.isRoot() ? MPI_IN_PLACE : e.offset(io, Engine::valuesBefore(recvCounts, e.rank()));
         p.recv = e.isRoot() ? io : nullptr;
     }
     else
     {
         e.sendHolds(mine, "root");
         p.send = e.send(mine);
-        p.recv = e.recv(0, l.total);
+        p.recv = e.recv(0, total);
     }
-    e.keepRecv(std::move(l));
     p.count = e.count(mine);
     return p;
 }
@@ -117,7 +115,7 @@ Pointers gatherVOffRoot(Engine& e)
     const std::span<const int> recvCounts = e.call().recvCounts;
     if (!recvCounts.empty())
     {
-        static_cast<void>(e.layout(recvCounts, "recvCounts"));
+        static_cast<void>(e.layout(recvCounts, "recvCounts", Side::CheckOnly));
         e.sendHolds(e.mine(recvCounts), "rank");
     }
     const std::size_t n = e.sendBuffer().count;

@@ -61,19 +61,18 @@ int reduce(Engine& e)
 int reduceScatter(Engine& e)
 {
     const std::span<const int> recvCounts = e.call().recvCounts;
-    Layout l = e.layout(recvCounts, "recvCounts");
+    const std::size_t total = e.layout(recvCounts, "recvCounts", Side::Recv);
     const std::size_t mine = e.mine(recvCounts);
     Pointers p { MPI_IN_PLACE, nullptr, 0 };
     if (e.inPlace())
     {
-        e.need(e.recvBuffer(), l.total, "in-place buffer");
-        p.recv = e.recv(l.total, mine);
+        e.need(e.recvBuffer(), total, "in-place buffer");
+        p.recv = e.recv(total, mine);
     }
     else
     {
-        p = e.sendRecv(l.total, mine);
+        p = e.sendRecv(total, mine);
     }
-    e.keepRecv(std::move(l));
     const int* counts = e.state().recvCounts.data();
     const MPI_Datatype t = e.type();
     e.agreeWithPeers();

@@ -47,22 +47,21 @@ int scatter(Engine& e)
 Pointers scatterVCounted(Engine& e)
 {
     const std::span<const int> sendCounts = e.call().sendCounts;
-    Layout l = e.layout(sendCounts, "sendCounts");
+    const std::size_t total = e.layout(sendCounts, "sendCounts", Side::Send);
     const std::size_t mine = e.mine(sendCounts);
     Pointers p;
     if (e.inPlace())
     {
-        e.need(e.recvBuffer(), l.total, "in-place buffer");
-        void* io = e.recv(l.total, e.isRoot() ? 0 : l.total);
+        e.need(e.recvBuffer(), total, "in-place buffer");
+        void* io = e.recv(total, e.isRoot() ? 0 : total);
         p.send = e.isRoot() ? io : nullptr;
-        p.recv = e.isRoot() ? MPI_IN_PLACE
-                            : e.offset(io, l.valueDispls[static_cast<std::size_t>(e.rank())]);
+        p.recv =
+            e.isRoot() ? MPI_IN_PLACE : e.offset(io, Engine::valuesBefore(sendCounts, e.rank()));
     }
     else
     {
-        p = e.sendRecv(l.total, mine);
+        p = e.sendRecv(total, mine);
     }
-    e.keepSend(std::move(l));
     p.count = e.count(mine);
     return p;
 }
@@ -75,7 +74,7 @@ Pointers scatterVOffRoot(Engine& e)
     std::size_t mine = e.recvBuffer().count;
     if (!sendCounts.empty())
     {
-        static_cast<void>(e.layout(sendCounts, "sendCounts"));
+        static_cast<void>(e.layout(sendCounts, "sendCounts", Side::CheckOnly));
         mine = e.mine(sendCounts);
         e.need(e.recvBuffer(), mine, "receive buffer");
     }

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace fieldsync::mpi
@@ -175,57 +176,111 @@ T combineValue(ReduceOp op, T a, T b) noexcept
     }
 }
 
+/** @p inout[i] = @p in[i] op @p inout[i] for @p count values of type T (the op's switch once). */
 template<typename T>
-void combineField(const std::byte* in, std::byte* inout, ReduceOp op) noexcept
+void combineRun(ReduceOp op, std::size_t count, const std::byte* in, std::byte* inout) noexcept
 {
-    T a;
-    T b;
-    std::memcpy(&a, in, sizeof(T));
-    std::memcpy(&b, inout, sizeof(T));
-    b = combineValue<T>(op, a, b);
-    std::memcpy(inout, &b, sizeof(T));
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        T a;
+        T b;
+        std::memcpy(&a, in + i * sizeof(T), sizeof(T));
+        std::memcpy(&b, inout + i * sizeof(T), sizeof(T));
+        b = combineValue<T>(op, a, b);
+        std::memcpy(inout + i * sizeof(T), &b, sizeof(T));
+    }
 }
 
-/** @p inout = @p in op @p inout for one field of @p f's type. */
-void combineOne(const Field& f, const std::byte* in, std::byte* inout) noexcept
+/** Consecutive fields of one type and op in the packed buffer, combined in one loop. */
+struct Group
 {
-    switch (f.type)
+    std::size_t offset { 0 };          /**< bytes from the start of the packed buffer */
+    std::size_t count { 0 };           /**< values */
+    BatchType type { BatchType::Int }; /**< their type */
+    ReduceOp op { ReduceOp::Sum };     /**< their op */
+};
+
+/** @p inout = @p in op @p inout for the values of one group. */
+void combineGroup(const Group& g, const std::byte* in, std::byte* inout) noexcept
+{
+    switch (g.type)
     {
     case BatchType::Int:
-        combineField<int>(in, inout, f.op);
+        combineRun<int>(g.op, g.count, in, inout);
         break;
     case BatchType::UInt:
-        combineField<unsigned>(in, inout, f.op);
+        combineRun<unsigned>(g.op, g.count, in, inout);
         break;
     case BatchType::Long:
-        combineField<long>(in, inout, f.op);
+        combineRun<long>(g.op, g.count, in, inout);
         break;
     case BatchType::ULong:
-        combineField<unsigned long>(in, inout, f.op);
+        combineRun<unsigned long>(g.op, g.count, in, inout);
         break;
     case BatchType::LongLong:
-        combineField<long long>(in, inout, f.op);
+        combineRun<long long>(g.op, g.count, in, inout);
         break;
     case BatchType::ULongLong:
-        combineField<unsigned long long>(in, inout, f.op);
+        combineRun<unsigned long long>(g.op, g.count, in, inout);
         break;
     case BatchType::Float:
-        combineField<float>(in, inout, f.op);
+        combineRun<float>(g.op, g.count, in, inout);
         break;
     case BatchType::Double:
-        combineField<double>(in, inout, f.op);
+        combineRun<double>(g.op, g.count, in, inout);
         break;
     case BatchType::Bool:
-        combineField<bool>(in, inout, f.op);
+        combineRun<bool>(g.op, g.count, in, inout);
         break;
     }
 }
 
-/** The layout of one batch, attached to its MPI datatype (the attribute the op reads). */
+/**
+ * The layout of one batch, registered with its MPI datatype (the op looks it up). The values are
+ * packed in groups of one type and op (largest types first, so no padding between them), not in
+ * the order added: the op then switches once per group, not once per value.
+ */
 struct Layout
 {
-    std::vector<Field> fields; /**< in the order added */
+    std::vector<Field> fields; /**< in the order added, each with its packed offset */
+    std::vector<Group> groups; /**< in packed order */
     std::size_t bytes { 0 };   /**< the packed size (one element of the datatype) */
+
+    /** Adds a field of @p type and @p op and packs all of them again, grouped. */
+    void add(BatchType type, ReduceOp op)
+    {
+        fields.push_back({ 0, type, op });
+        std::vector<std::size_t> order(fields.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+        {
+            order[i] = i;
+        }
+        const auto key = [this](std::size_t i)
+        {
+            const Field& f = fields[i];
+            return std::tuple(-static_cast<int>(bytesOf(f.type)), f.type, f.op);
+        };
+        std::stable_sort(
+            order.begin(),
+            order.end(),
+            [&](std::size_t a, std::size_t b) { return key(a) < key(b); }
+        );
+        groups.clear();
+        bytes = 0;
+        for (const std::size_t i : order)
+        {
+            Field& f = fields[i];
+            const std::size_t size = bytesOf(f.type);
+            if (groups.empty() || groups.back().type != f.type || groups.back().op != f.op)
+            {
+                bytes = (bytes + size - 1) / size * size;
+                groups.push_back({ bytes, 0, f.type, f.op });
+            }
+            f.offset = bytes;
+            bytes += size;
+            ++groups.back().count;
+        }
+    }
 };
 
 /**
@@ -270,9 +325,9 @@ void combine(void* in, void* inout, int* len, MPI_Datatype* type)
     auto* b = static_cast<std::byte*>(inout);
     for (int i = 0; i < *len; ++i)
     {
-        for (const Field& f : layout.fields)
+        for (const Group& g : layout.groups)
         {
-            combineOne(f, a + f.offset, b + f.offset);
+            combineGroup(g, a + g.offset, b + g.offset);
         }
         a += layout.bytes;
         b += layout.bytes;
@@ -352,15 +407,12 @@ struct ReductionBatchState
     /** Frees the datatype while MPI runs (MPI_Finalize frees what is left). */
     ~ReductionBatchState() { freeType(); }
 
-    /** Appends an entry at its natural alignment. */
+    /** Adds an entry (the layout packs every entry again, grouped by type and op). */
     void add(void* value, BatchType type, ReduceOp op)
     {
         freeType();
-        const std::size_t size = bytesOf(type);
-        const std::size_t offset = (layout.bytes + size - 1) / size * size;
         entries.push_back({ value, type });
-        layout.fields.push_back({ offset, type, op });
-        layout.bytes = offset + size;
+        layout.add(type, op);
         packed.assign((layout.bytes + 7) / 8, 0);
     }
 

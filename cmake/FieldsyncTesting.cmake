@@ -21,8 +21,8 @@ endif()
 # Fault injection for the whole suite (doc/reliability.md): FIELDSYNC_FAULTS for every test that
 # sets none itself. FIELDSYNC_TEST_FAULTS_UNSTAGED is the same without random staging, for the
 # tests that count allocations (random staging switches an exchange between in place and packed,
-# and the first packed exchange of a key builds its index arrays; a collective staged at random
-# still allocates on its host staging path) and for those that need a send in place.
+# and the first packed exchange of a key builds its index arrays; the first staged collective
+# sets up the staging pool) and for those that need a send in place.
 set(FIELDSYNC_TEST_FAULTS "" CACHE STRING
     "FIELDSYNC_FAULTS for every test that sets none itself (seed:N[,...]); empty: none")
 set(FIELDSYNC_TEST_FAULTS_UNSTAGED "")

@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdint>
 #include <exception>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -265,12 +266,7 @@ public:
     /** The values of ranks 0 to @p r - 1 in @p counts (validated by layout() first). */
     [[nodiscard]] static std::size_t valuesBefore(std::span<const int> counts, int r)
     {
-        std::size_t values { 0 };
-        for (std::size_t q = 0; q < static_cast<std::size_t>(r); ++q)
-        {
-            values += static_cast<std::size_t>(counts[q]);
-        }
-        return values;
+        return std::accumulate(counts.begin(), counts.begin() + r, std::size_t { 0 });
     }
 
     /** The pointer MPI reads @p values send values from (staged when the buffer says so). */

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -251,10 +252,7 @@ struct Layout
     {
         fields.push_back({ 0, type, op });
         std::vector<std::size_t> order(fields.size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-        {
-            order[i] = i;
-        }
+        std::iota(order.begin(), order.end(), std::size_t { 0 });
         const auto key = [this](std::size_t i)
         {
             const Field& f = fields[i];

@@ -125,7 +125,7 @@ void CommunicatorState::checkedSends(
     putText(mine.typeName, type);
     check.seal(buffer.sendHalf(), exchange.reverse ? receiveCells_ : sendCells_);
     buffer.startSends(where);
-    check.post(buffer.receiveHalf(), env_.comm(), checkTag, where);
+    check.post(buffer.receiveHalf(), env_.comm(), tags_.check(), where);
 }
 
 bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_location& where)
@@ -134,7 +134,7 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
     DuplexBuffer& buffer = pool_[exchange.buffer];
     if (!check.compared)
     {
-        if (!check.headersDone(mailbox_, env_.comm(), checkTag, where))
+        if (!check.headersDone(mailbox_, env_.comm(), tags_.check(), where))
         {
             return false; // headers first: they are compared before any data wait
         }

@@ -24,8 +24,6 @@ namespace fieldsync::halo
 
 namespace
 {
-constexpr int commitTag { 0x7ffe }; /**< the commit's sparse exchange (nothing is in flight) */
-
 /** @brief FNV-1a (64 bit) over the global ids of @p cells, in order. */
 std::int64_t idHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
 {
@@ -274,9 +272,8 @@ CommunicatorState::checkPattern(const CommitOptions& options, const std::source_
     {
         outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
     }
-    static_assert(commitTag != noticeTag && commitTag != checkTag, "a reserved tag twice");
     const auto incoming =
-        mpi::sparseExchange(env_.comm(), commitTag, outgoing, "Communicator commit", where);
+        mpi::sparseExchange(env_.comm(), tags_.commit(), outgoing, "Communicator commit", where);
     std::map<int, PeerRecord> theirs;
     for (const auto& message : incoming)
     {

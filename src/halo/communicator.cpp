@@ -11,6 +11,7 @@
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/broadcast.hpp"
 #include "fieldsync/mpi/gathers.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -57,16 +58,16 @@ void ProfilingRegion::pop() noexcept
 }
 
 CommunicatorState::CommunicatorState(
-    const mpi::MPIEnvironment& env,
+    ExchangeContext context,
     RankSimplexCommMap sendMap,
     RankSimplexCommMap receiveMap,
     const std::source_location& where,
-    bool duplicate
+    bool checked
 )
-    : env_(duplicate ? env.duplicate(mpi::SetUpCall::HaloCommunicator, where) : env),
+    : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
       sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
       envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
-      profiling_(ProfilingRegion::toolLoaded())
+      profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -82,7 +83,10 @@ CommunicatorState::CommunicatorState(
             " ranks, the communicator has " + std::to_string(size),
         where
     );
-    receiveMap_.validateUnique("Communicator: receive map", where);
+    if (!checked) // a ghost list's set-up found every ghost listed twice already
+    {
+        receiveMap_.validateUnique("Communicator: receive map", where);
+    }
     FIELDSYNC_CHECK_AT(
         sendMap_.sizeOf(me) == receiveMap_.sizeOf(me),
         "Communicator: rank " + std::to_string(me) + " sends " +
@@ -90,7 +94,7 @@ CommunicatorState::CommunicatorState(
             std::to_string(receiveMap_.sizeOf(me)),
         where
     );
-    setUpNotices(where);
+    setUpNotices();
     sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
     sendRuns_ = IndexRuns(sendMap_);
     receiveRuns_ = IndexRuns(receiveMap_);
@@ -105,21 +109,7 @@ CommunicatorState::CommunicatorState(
 
 CommunicatorState::~CommunicatorState()
 {
-    // what was sent to this Communicator and never received (a peer's message to a rank that
-    // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
-    NoticeBox::drain(env_.comm());
-    // a notice sent, a start that failed, or an exchange still in flight: messages of its
-    // peers may still come after the drain, so its context must not be reused (on a later
-    // communicator, Open MPI takes such a message out of sequence and then loses later ones)
-    const bool lateMessages =
-        notices_.sentAny() || !failures_.empty() ||
-        std::any_of(
-            exchanges_.begin(), exchanges_.end(), [](const Exchange& e) { return e.inFlight; }
-        );
-    if (lateMessages)
-    {
-        keepCommunicator(env_);
-    }
+    drainOwnTags();
     for (const auto& exchange : exchanges_)
     {
         if (exchange.inFlight)
@@ -139,6 +129,39 @@ CommunicatorState::~CommunicatorState()
                                .append(") still in flight"));
             }
         }
+    }
+}
+
+void CommunicatorState::drainOwnTags() noexcept
+{
+    // what was sent to this Communicator and never received (a peer's message to a rank that
+    // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
+    if (shared_ != nullptr)
+    {
+        // other Communicators' messages travel on the same communicator: only this one's tags
+        // (its window is never handed out again, so a later message on it meets nothing)
+        for (const int tag : { tags_.notice(), tags_.check(), tags_.commit() })
+        {
+            NoticeBox::drain(env_.comm(), tag);
+        }
+        for (const Exchange& exchange : exchanges_)
+        {
+            NoticeBox::drain(env_.comm(), exchange.tag);
+        }
+        return;
+    }
+    NoticeBox::drain(env_.comm());
+    // a notice sent, a start that failed, or an exchange still in flight: messages of its
+    // peers may still come after the drain, so its context must not be reused (on a later
+    // communicator, Open MPI takes such a message out of sequence and then loses later ones)
+    const bool lateMessages =
+        notices_.sentAny() || !failures_.empty() ||
+        std::any_of(
+            exchanges_.begin(), exchanges_.end(), [](const Exchange& e) { return e.inFlight; }
+        );
+    if (lateMessages)
+    {
+        keepCommunicator(env_);
     }
 }
 
@@ -346,16 +369,17 @@ Communicator::Communicator(
     const CommitOptions& options,
     std::source_location where
 )
-    : state_(
-          std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where)
-      )
 {
+    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
+    state_ = std::make_unique<CommunicatorState>(
+        agreeContext(env, false, where), std::move(sendMap), std::move(receiveMap), where
+    );
     state_->commit(options, where);
     trackLive(state_.get(), "fieldsync::halo::Communicator", where);
 }
 
 Communicator Communicator::adopt(
-    mpi::MPIEnvironment duplicate,
+    ExchangeContext context,
     RankSimplexCommMap sendMap,
     RankSimplexCommMap receiveMap,
     const CommitOptions& options,
@@ -364,7 +388,7 @@ Communicator Communicator::adopt(
 {
     Communicator adopted;
     adopted.state_ = std::make_unique<CommunicatorState>(
-        duplicate, std::move(sendMap), std::move(receiveMap), where, false
+        std::move(context), std::move(sendMap), std::move(receiveMap), where, true
     );
     adopted.state_->commit(options, where, true);
     return adopted;
@@ -377,9 +401,13 @@ Communicator Communicator::declare(
     std::source_location where
 )
 {
+    // a declared Communicator commits later, when its ranks choose: its collectives must not
+    // meet other Communicators', so it gets a communicator of its own
+    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
     Communicator declared;
-    declared.state_ =
-        std::make_unique<CommunicatorState>(env, std::move(sendMap), std::move(receiveMap), where);
+    declared.state_ = std::make_unique<CommunicatorState>(
+        agreeContext(env, true, where), std::move(sendMap), std::move(receiveMap), where
+    );
     trackLive(declared.state_.get(), "fieldsync::halo::Communicator", where);
     return declared;
 }
@@ -518,6 +546,11 @@ void Communicator::setTiming(bool timing)
 const mpi::MPIEnvironment& Communicator::environment() const
 {
     return state(std::source_location::current()).env_;
+}
+
+int Communicator::tagOf(const CommKey& key, bool reverse) const
+{
+    return state(key.where()).tagOf(key, reverse);
 }
 
 const RankSimplexCommMap& Communicator::sendMap() const

@@ -5,6 +5,7 @@
 #include "bufferPool.hpp"
 #include "checkMailbox.hpp"
 #include "exchange.hpp"
+#include "exchangeContext.hpp"
 #include "noticeBox.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
@@ -62,19 +63,25 @@ class CommunicatorState
 {
 public:
     /**
-     * @brief Duplicates @p env's communicator (collective) and checks the maps; with
-     * @p duplicate false, @p env is already a private duplicate and is used as it is.
+     * @brief Takes @p context (its communicator, tags and identifier, agreed on every rank) and
+     * checks the maps (with @p checked, GhostList's maps, only what their set-up did not check).
      */
     CommunicatorState(
-        const mpi::MPIEnvironment& env,
+        ExchangeContext context,
         RankSimplexCommMap sendMap,
         RankSimplexCommMap receiveMap,
         const std::source_location& where,
-        bool duplicate = true
+        bool checked = false
     );
 
     /** @brief Logs the exchanges in flight; the pool then cancels their messages. */
     ~CommunicatorState();
+    /**
+     * @brief At destruction: drops what peers sent this Communicator and it never received
+     * (on a shared communicator only its own tags); keeps a communicator of its own for the
+     * rest of the process when late messages may still come.
+     */
+    void drainOwnTags() noexcept;
 
     CommunicatorState(const CommunicatorState&) = delete;
     CommunicatorState& operator=(const CommunicatorState&) = delete;
@@ -114,6 +121,12 @@ public:
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     /** @brief The steps of start (start() adds the notice to the peers after an Error). */
     void startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
+    /** @brief The MPI tag of @p key's exchanges of that direction (a reverse one is salted). */
+    [[nodiscard]] int tagOf(const CommKey& key, bool reverse) const noexcept
+    {
+        constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
+        return tags_.exchange(reverse ? key.hash() ^ reverseSalt : key.hash());
+    }
     /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
     Exchange& begin(const CommKey& key, bool reverse);
     /**
@@ -181,8 +194,8 @@ public:
     );
 
     // --- no rank left hanging (noticeSteps.cpp) ---
-    /** @brief At construction: agrees the Communicator's identifier; finds the peers. */
-    void setUpNotices(const std::source_location& where);
+    /** @brief At construction: finds the peers, accepts the identifier's headers. */
+    void setUpNotices();
     /**
      * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
      * peers (never throws). Not for an Error that a peer's notice raised. @p inStart: the
@@ -279,7 +292,9 @@ public:
         return static_cast<double>(to - from);
     }
 
-    mpi::MPIEnvironment env_;               /**< the duplicated communicator */
+    mpi::MPIEnvironment env_;               /**< the communicator (shared, or its own) */
+    TagWindow tags_;                        /**< the tags this Communicator uses on env_ */
+    std::shared_ptr<const void> shared_;    /**< keeps a shared env_ (null: env_ is its own) */
     RankSimplexCommMap sendMap_;            /**< cells sent to each neighbour */
     RankSimplexCommMap receiveMap_;         /**< ghost cells received from each */
     IndexRuns sendRuns_;                    /**< runs of the send map (analysed at commit) */
@@ -311,19 +326,15 @@ public:
     std::vector<PersistentBinding> persistentBound_; /**< per pool entry (persistent back end) */
     bool tsc_ { false };                             /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
-    static constexpr int checkTag { 0x7ffd }; /**< the one tag of every check-mode header */
-    bool check_ { false };                    /**< check mode (CommitOptions::check) */
-    bool globalIds_ { false };                /**< the cell hashes are of global ids */
+    bool check_ { false };     /**< check mode (CommitOptions::check) */
+    bool globalIds_ { false }; /**< the cell hashes are of global ids */
     std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
     std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
     CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
-    static constexpr int noticeTag {
-        0x7ffb
-    };                       /**< the one tag of every notice (not the commit's) */
-    std::uint64_t id_ { 0 }; /**< this Communicator, the same on every rank */
-    std::vector<int> peers_; /**< ranks this one sends to or receives from */
-    NoticeBox notices_;      /**< notices sent and received */
-    bool noticed_ { false }; /**< the Error in flight came from a notice */
+    std::uint64_t id_ { 0 };                  /**< this Communicator, the same on every rank */
+    std::vector<int> peers_;                  /**< ranks this one sends to or receives from */
+    NoticeBox notices_;                       /**< notices sent and received */
+    bool noticed_ { false };                  /**< the Error in flight came from a notice */
     /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
     struct Failure
     {

@@ -5,14 +5,12 @@
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/mpi/tag.hpp"
 
 namespace fieldsync::halo
 {
 
 namespace
 {
-constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
 
 /** @brief Number of neighbours of @p map with at least one cell. */
 std::size_t nonEmpty(const RankSimplexCommMap& map) noexcept
@@ -219,10 +217,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
         created.key = key;
         created.reverse = reverse;
         created.where = where;
-        created.tag =
-            mpi::tagFromHash(reverse ? key.hash() ^ reverseSalt : key.hash(), env_.comm());
-        created.tag = created.tag == checkTag || created.tag == noticeTag ? checkTag - 1
-                                                                          : created.tag; // reserved
+        created.tag = tagOf(key, reverse);
         found = &created;
     }
     last_ = found;

@@ -3,7 +3,7 @@
 // tell each owner what is needed with one sparse exchange, agree on errors, make the maps.
 #include "fieldsync/halo/ghostList.hpp"
 
-#include "setUpComm.hpp"
+#include "exchangeContext.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,14 +43,25 @@ public:
     void checkLocally();
     void groupByOwner();
     void askOwners();
-    void agreeOnErrors() const;
+    [[nodiscard]] ContextBid agree(const ContextBid& mine) const;
     [[nodiscard]] RankSimplexCommMap takeSendMap();
     [[nodiscard]] RankSimplexCommMap takeReceiveMap();
 
 private:
     void fail(const std::string& message);
+    /** @brief Leaves entry @p k out of the exchange. */
+    void markBad(std::size_t k)
+    {
+        if (bad_.empty())
+        {
+            bad_.assign(owners_.size(), 0);
+        }
+        bad_[k] = 1;
+    }
+    /** @brief Whether entry @p k is left out. */
+    [[nodiscard]] bool isBad(std::size_t k) const noexcept { return !bad_.empty() && bad_[k] != 0; }
     void checkEntry(std::size_t k);
-    void checkDuplicates();
+    void checkDuplicates(LocalIndex highest);
     void readRequests(int requester, std::span<const std::int64_t> indices);
 
     MPI_Comm comm_;                          /**< the cached set-up duplicate */
@@ -60,7 +72,7 @@ private:
     std::span<const GhostOwner> owners_;     /**< the caller's owners */
     std::source_location where_;             /**< the caller's call site */
     std::string error_;                      /**< the first bad input found here */
-    std::vector<char> bad_;                  /**< entries left out of the exchange */
+    std::vector<char> bad_;                  /**< entries left out of the exchange (empty: none) */
     std::vector<std::size_t> order_;         /**< entries grouped by owner (empty: as given) */
     std::vector<int> receiveRanks_;          /**< owners, ascending */
     std::vector<std::size_t> receiveOffsets_ { 0 }; /**< their ranges in the grouped order */
@@ -80,34 +92,52 @@ void GhostListSetUp::fail(const std::string& message)
 /** @brief Checks what this rank can check alone: lengths, ghost indices, owners' ranks. */
 void GhostListSetUp::checkLocally()
 {
-    bad_.assign(owners_.size(), 0);
+    bad_.clear();
     if (ghostCells_.size() != owners_.size())
     {
         fail(
             std::to_string(ghostCells_.size()) + " ghost cells but " +
             std::to_string(owners_.size()) + " owners (one owner per ghost cell)"
         );
-        std::fill(bad_.begin(), bad_.end(), char { 1 });
+        bad_.assign(owners_.size(), 1);
         return;
     }
     if (nOwned_ >= static_cast<std::size_t>(INT_MAX))
     {
         fail(std::to_string(nOwned_) + " owned cells exceed the local index range");
     }
-    for (std::size_t k { 0 }; k < owners_.size(); ++k)
+    LocalIndex highest { -1 }; // the highest good ghost index
+    // locals, so the loop reads no member again (checkEntry may write bad_)
+    const std::size_t nOwned { nOwned_ };
+    const std::size_t ghostRange { static_cast<std::size_t>(INT_MAX) - nOwned };
+    const auto nRanks = static_cast<unsigned>(nRanks_);
+    const int self { self_ };
+    const LocalIndex* ghosts { ghostCells_.data() };
+    const GhostOwner* owners { owners_.data() };
+    const std::size_t n { owners_.size() };
+    bool allGood { true };
+    for (std::size_t k { 0 }; k < n; ++k) // no branch per entry: a correct list is the rule
     {
-        const LocalIndex ghost { ghostCells_[k] };
-        const GhostOwner owner { owners_[k] };
-        const bool good { ghost >= 0 && static_cast<std::size_t>(ghost) >= nOwned_ &&
-                          owner.rank >= 0 && owner.rank < nRanks_ && owner.index >= 0 &&
-                          (owner.rank != self_ || static_cast<std::size_t>(owner.index) < nOwned_
-                          ) };
-        if (!good) [[unlikely]]
+        const LocalIndex ghost { ghosts[k] };
+        const GhostOwner owner { owners[k] };
+        // unsigned compares: a negative value is out of range too
+        const bool good =
+            ((static_cast<std::size_t>(ghost) - nOwned <= ghostRange) &
+             (static_cast<unsigned>(owner.rank) < nRanks) & (owner.index >= 0) &
+             ((owner.rank != self) | (static_cast<std::size_t>(owner.index) < nOwned))) != 0;
+        allGood = allGood && good;
+        highest = std::max(highest, ghost);
+    }
+    if (!allGood) [[unlikely]]
+    {
+        highest = -1;
+        for (std::size_t k { 0 }; k < n; ++k)
         {
-            checkEntry(k); // says why
+            checkEntry(k); // marks and names the bad entries
+            highest = isBad(k) ? highest : std::max(highest, ghosts[k]);
         }
     }
-    checkDuplicates();
+    checkDuplicates(highest);
 }
 
 /** @brief One entry: ghost index not owned, owner rank in range, owner index plausible. */
@@ -123,7 +153,7 @@ void GhostListSetUp::checkEntry(std::size_t k)
     {
         return;
     }
-    bad_[k] = 1;
+    markBad(k);
     const std::string entry { "entry " + std::to_string(k) + " (ghost cell " +
                               std::to_string(ghost) + ")" };
     if (ghostOwned)
@@ -152,39 +182,51 @@ void GhostListSetUp::checkEntry(std::size_t k)
     }
 }
 
-/** @brief A ghost index listed twice (direct table over the ghost range, else a sort). */
-void GhostListSetUp::checkDuplicates()
+/**
+ * @brief A ghost index listed twice (a bit per index over the ghost range up to @p highest, the
+ * highest good one, else a sort).
+ */
+void GhostListSetUp::checkDuplicates(LocalIndex highest)
 {
-    LocalIndex highest { -1 };
-    for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
-    {
-        highest = bad_[k] != 0 ? highest : std::max(highest, ghostCells_[k]);
-    }
     if (highest < 0)
     {
         return;
     }
     const std::size_t range { static_cast<std::size_t>(highest) + 1 - nOwned_ };
-    if (range <= 4 * ghostCells_.size() + 1024)
+    const auto twice = [this](std::size_t first, std::size_t k)
     {
-        std::vector<std::uint32_t> firstEntry(range, 0); // entry + 1, 0: not seen
+        fail(
+            "ghost cell " + std::to_string(ghostCells_[k]) + " is listed twice (entries " +
+            std::to_string(first) + " and " + std::to_string(k) + ")"
+        );
+        markBad(k);
+    };
+    if (range <= 64 * ghostCells_.size() + 65536)
+    {
+        std::vector<std::uint64_t> seen((range + 63) / 64, 0);
+        const LocalIndex* ghosts { ghostCells_.data() };
+        const std::size_t nOwned { nOwned_ };
+        const char* bad { bad_.empty() ? nullptr : bad_.data() }; // entries after k: unchanged
         for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
         {
-            if (bad_[k] != 0)
+            if (bad != nullptr && bad[k] != 0)
             {
                 continue;
             }
-            auto& seen = firstEntry[static_cast<std::size_t>(ghostCells_[k]) - nOwned_];
-            if (seen != 0)
+            const auto bit = static_cast<std::size_t>(ghosts[k]) - nOwned;
+            const std::uint64_t mask { std::uint64_t { 1 } << (bit & 63U) };
+            if ((seen[bit >> 6U] & mask) != 0) [[unlikely]]
             {
-                fail(
-                    "ghost cell " + std::to_string(ghostCells_[k]) + " is listed twice (entries " +
-                    std::to_string(seen - 1) + " and " + std::to_string(k) + ")"
-                );
-                bad_[k] = 1;
+                std::size_t first { 0 }; // an error: find the entry that listed it first
+                while (isBad(first) || ghosts[first] != ghosts[k])
+                {
+                    ++first;
+                }
+                twice(first, k);
+                bad = bad_.data();
                 continue;
             }
-            seen = static_cast<std::uint32_t>(k + 1);
+            seen[bit >> 6U] |= mask;
         }
         return;
     }
@@ -192,7 +234,7 @@ void GhostListSetUp::checkDuplicates()
     sorted.reserve(ghostCells_.size());
     for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
     {
-        if (bad_[k] == 0)
+        if (!isBad(k))
         {
             sorted.emplace_back(ghostCells_[k], k);
         }
@@ -202,12 +244,7 @@ void GhostListSetUp::checkDuplicates()
     {
         if (sorted[j].first == sorted[j - 1].first)
         {
-            fail(
-                "ghost cell " + std::to_string(sorted[j].first) + " is listed twice (entries " +
-                std::to_string(sorted[j - 1].second) + " and " + std::to_string(sorted[j].second) +
-                ")"
-            );
-            bad_[sorted[j].second] = 1;
+            twice(sorted[j - 1].second, sorted[j].second);
         }
     }
 }
@@ -220,7 +257,7 @@ void GhostListSetUp::groupByOwner()
     bool anyBad { false };
     for (std::size_t k { 0 }; k < owners_.size(); ++k)
     {
-        anyBad = anyBad || bad_[k] != 0;
+        anyBad = anyBad || isBad(k);
         grouped = grouped && (k == 0 || owners_[k - 1].rank <= owners_[k].rank);
     }
     if (!grouped || anyBad)
@@ -228,7 +265,7 @@ void GhostListSetUp::groupByOwner()
         order_.reserve(owners_.size());
         for (std::size_t k { 0 }; k < owners_.size(); ++k)
         {
-            if (bad_[k] == 0)
+            if (!isBad(k))
             {
                 order_.push_back(k);
             }
@@ -311,7 +348,18 @@ void GhostListSetUp::askOwners()
 void GhostListSetUp::readRequests(int requester, std::span<const std::int64_t> indices)
 {
     sendRanks_.push_back(requester);
-    sendIndices_.reserve(sendIndices_.size() + indices.size());
+    const std::uint64_t nOwned { nOwned_ };
+    bool allOwned { true };
+    for (const std::int64_t index : indices) // no branch per entry: a correct request is the rule
+    {
+        allOwned = allOwned & (static_cast<std::uint64_t>(index) < nOwned);
+    }
+    if (allOwned) [[likely]]
+    {
+        sendIndices_.insert(sendIndices_.end(), indices.begin(), indices.end()); // converts
+        sendOffsets_.push_back(sendIndices_.size());
+        return;
+    }
     for (std::size_t i { 0 }; i < indices.size(); ++i)
     {
         if (static_cast<std::uint64_t>(indices[i]) >= nOwned_)
@@ -330,17 +378,24 @@ void GhostListSetUp::readRequests(int requester, std::span<const std::int64_t> i
 }
 
 /**
- * @brief Collective: one allreduce finds the lowest rank with bad input; only then does that
- * rank broadcast its text, and every rank throws an Error that names it.
+ * @brief Collective: one allreduce agrees the Communicator's context (@p mine: this rank's bid)
+ * and finds the lowest rank with bad input; only then does that rank broadcast its text, and
+ * every rank throws an Error that names it.
  */
-void GhostListSetUp::agreeOnErrors() const
+ContextBid GhostListSetUp::agree(const ContextBid& mine) const
 {
-    int failing { error_.empty() ? INT_MAX : self_ };
-    mpi::allReduce(failing, mpi::ReduceOp::Min, comm_, mpi::CallOptions<> {}, where_);
-    if (failing == INT_MAX)
+    // all three with MPI_MAX: the lowest failing rank r is the highest 2^32 - r (0: none)
+    constexpr std::uint64_t noRank { std::uint64_t { 1 } << 32 };
+    const std::uint64_t bid[3] { error_.empty() ? 0 : noRank - static_cast<std::uint64_t>(self_),
+                                 mine.id,
+                                 mine.window };
+    std::uint64_t highest[3] { 0, 0, 0 };
+    FIELDSYNC_MPI_AT(MPI_Allreduce(bid, highest, 3, MPI_UINT64_T, MPI_MAX, comm_), where_);
+    if (highest[0] == 0)
     {
-        return;
+        return { highest[1], highest[2] };
     }
+    const auto failing = static_cast<int>(noRank - highest[0]);
     std::string text { failing == self_ ? error_ : std::string() };
     int length { static_cast<int>(text.size()) };
     FIELDSYNC_MPI_AT(MPI_Bcast(&length, 1, MPI_INT, failing, comm_), where_);
@@ -386,19 +441,16 @@ GhostList::GhostList(
 )
     : nOwned_(nOwned)
 {
-    // the exchange runs on a duplicate cached on env's communicator; the Communicator's own
-    // duplicate is made meanwhile (MPI_Comm_idup progresses while the exchange polls)
+    // the exchange runs on the duplicate cached on env's communicator; the agreement on errors
+    // also agrees the Communicator's tag window on that duplicate (no MPI_Comm_dup)
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::GhostList, where);
     GhostListSetUp setUp(setUpComm(env.comm(), where), env, nOwned, ghostCells, owners, where);
-    MPI_Comm own { MPI_COMM_NULL };
-    MPI_Request duplicating { MPI_REQUEST_NULL };
-    FIELDSYNC_MPI_AT(MPI_Comm_idup(env.comm(), &own, &duplicating), where);
     setUp.checkLocally();
     setUp.groupByOwner();
     setUp.askOwners();
-    FIELDSYNC_MPI_AT(MPI_Wait(&duplicating, MPI_STATUS_IGNORE), where);
-    own_ = mpi::MPIEnvironment::adopt(own, where);
-    setUp.agreeOnErrors();
+    const ContextBid agreed { setUp.agree(contextBid(env.comm(), where)) };
+    takeBid(env.comm(), agreed, true);
+    context_ = std::make_shared<ExchangeContext>(grantContext(env, agreed, false, where));
     sendMap_ = setUp.takeSendMap();
     receiveMap_ = setUp.takeReceiveMap();
 }
@@ -412,7 +464,9 @@ Communicator GhostList::communicator(std::source_location where)
         where
     );
     handedOn_ = true;
-    return Communicator::adopt(own_, sendMap_, receiveMap_, CommitOptions {}, where);
+    return Communicator::adopt(
+        std::move(*context_), sendMap_, receiveMap_, CommitOptions {}, where
+    );
 }
 
 } // namespace fieldsync::halo

@@ -3,10 +3,37 @@
 
 #include "fieldsync/core/error.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace fieldsync::halo
 {
+
+namespace
+{
+/**
+ * @brief Calls @p run(k, begin, end) for each run of consecutive cells of list k (positions
+ * [begin, end) of @p indices), list by list, in order.
+ */
+template<typename Run>
+void forEachRun(std::span<const LocalIndex> indices, std::span<const std::size_t> offsets, Run run)
+{
+    for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
+    {
+        std::size_t i { offsets[k] };
+        const std::size_t end { offsets[k + 1] };
+        while (i < end)
+        {
+            const std::size_t begin { i++ };
+            while (i < end && indices[i] == indices[i - 1] + 1)
+            {
+                ++i;
+            }
+            run(k, begin, i);
+        }
+    }
+}
+} // namespace
 
 IndexRuns::IndexRuns(const RankSimplexCommMap& map, std::size_t maxRun, std::source_location where)
     : IndexRuns(map.indices(), map.offsets(), maxRun, where)
@@ -35,25 +62,41 @@ IndexRuns::IndexRuns(
     const std::size_t lists = offsets.empty() ? 0 : offsets.size() - 1;
     mean_.assign(lists, 0.0);
     at_.clear();
-    for (std::size_t k = 0; k < lists; ++k)
+    runOffsets_.reserve(lists + 1);
+    // room for a run per cell of a small map (no growth), a few growths for a large one
+    constexpr std::size_t reserved { 4096 };
+    at_.reserve(std::min(indices.size(), reserved) + 1);
+    first_.reserve(std::min(indices.size(), reserved));
+    std::size_t list { 0 };
+    std::size_t unsplit { 0 };
+    const auto closeLists = [&](std::size_t upTo)
     {
-        std::size_t unsplit { 0 };
-        for (std::size_t i = offsets[k]; i < offsets[k + 1]; ++i)
+        for (; list < upTo; ++list) // lists before upTo are complete
         {
-            const bool continues = i > offsets[k] && indices[i] == indices[i - 1] + 1;
-            unsplit += continues ? 0 : 1;
-            if (!continues || i - at_.back() >= maxRun)
+            runOffsets_.push_back(first_.size());
+            const std::size_t cells = offsets[list + 1] - offsets[list];
+            mean_[list] =
+                unsplit == 0 ? 0.0 : static_cast<double>(cells) / static_cast<double>(unsplit);
+            anyRuns_ = anyRuns_ || usesRuns(list);
+            allRuns_ = allRuns_ && (cells == 0 || usesRuns(list));
+            unsplit = 0;
+        }
+    };
+    forEachRun(
+        indices,
+        offsets,
+        [&](std::size_t k, std::size_t begin, std::size_t end)
+        {
+            closeLists(k);
+            ++unsplit;
+            for (std::size_t at = begin; at < end; at += maxRun) // pieces of a long run
             {
-                at_.push_back(i); // a new run (or a new piece of a long one) starts here
-                first_.push_back(indices[i]);
+                at_.push_back(at);
+                first_.push_back(indices[at]);
             }
         }
-        runOffsets_.push_back(first_.size());
-        const std::size_t cells = offsets[k + 1] - offsets[k];
-        mean_[k] = unsplit == 0 ? 0.0 : static_cast<double>(cells) / static_cast<double>(unsplit);
-        anyRuns_ = anyRuns_ || usesRuns(k);
-        allRuns_ = allRuns_ && (cells == 0 || usesRuns(k));
-    }
+    );
+    closeLists(lists);
     at_.push_back(indices.size());
 }
 

@@ -154,7 +154,7 @@ NoticeBox::take(std::uint64_t key, std::uint64_t counter, std::span<const int> p
     return found;
 }
 
-void NoticeBox::drain(MPI_Comm comm) noexcept
+void NoticeBox::drain(MPI_Comm comm, int tag) noexcept
 {
     int finalised { 0 };
     MPI_Finalized(&finalised);
@@ -163,7 +163,7 @@ void NoticeBox::drain(MPI_Comm comm) noexcept
     {
         int flag { 0 };
         MPI_Status status;
-        if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, &status) != MPI_SUCCESS ||
+        if (MPI_Iprobe(MPI_ANY_SOURCE, tag, comm, &flag, &status) != MPI_SUCCESS ||
             flag == 0) // nothing queued: the status is not set
         {
             return;

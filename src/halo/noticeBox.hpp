@@ -91,11 +91,12 @@ public:
     take(std::uint64_t key, std::uint64_t counter, std::span<const int> peers);
 
     /**
-     * @brief Receives and drops every message still queued on @p comm, whatever its tag (a
+     * @brief Receives and drops every message still queued on @p comm with @p tag (a
      * Communicator's destruction: nothing meant for it may reach a later Communicator that
-     * reuses its MPI context).
+     * reuses its MPI context or its tags). MPI_ANY_TAG: whatever the tag, for a communicator
+     * nothing else uses.
      */
-    static void drain(MPI_Comm comm) noexcept;
+    static void drain(MPI_Comm comm, int tag = MPI_ANY_TAG) noexcept;
 
     /**
      * @brief Whether a notice was ever sent: a peer may then receive it after this

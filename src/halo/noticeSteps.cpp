@@ -9,27 +9,14 @@
 #include "fieldsync/core/error.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 namespace fieldsync::halo
 {
 
-namespace
+void CommunicatorState::setUpNotices()
 {
-/** @brief The next Communicator identifier this process may use (identifiers only grow). */
-std::atomic<std::uint64_t> nextId { 1 };
-} // namespace
-
-void CommunicatorState::setUpNotices(const std::source_location& where)
-{
-    // the largest next identifier of the ranks: the same on every rank, and unique within
-    // each process for its whole lifetime, so a stale notice or header is recognised
-    const std::uint64_t mine = nextId.load();
-    FIELDSYNC_MPI_AT(MPI_Allreduce(&mine, &id_, 1, MPI_UINT64_T, MPI_MAX, env_.comm()), where);
-    std::uint64_t expected = nextId.load();
-    while (expected <= id_ && !nextId.compare_exchange_weak(expected, id_ + 1))
-    {
-    }
+    // id_ was agreed with the context (exchangeContext.cpp): the same on every rank, and unique
+    // within each process for its whole lifetime, so a stale notice or header is recognised
     mailbox_.accept(id_);
     const int me = env_.rank();
     for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
@@ -60,7 +47,7 @@ void CommunicatorState::notifyPeers(
     notice.settled = !inStart && settled ? 1 : 0;
     try
     {
-        notices_.send(env_.comm(), noticeTag, peers_, notice, error);
+        notices_.send(env_.comm(), tags_.notice(), peers_, notice, error);
     }
     catch (...) // the text's copy: the Error in flight matters more
     {
@@ -133,7 +120,7 @@ bool CommunicatorState::awaits(Exchange& exchange, int rank) noexcept
 
 void CommunicatorState::listen(Exchange& exchange, const std::source_location& where)
 {
-    notices_.pump(env_.comm(), noticeTag, id_, where);
+    notices_.pump(env_.comm(), tags_.notice(), id_, where);
     const std::optional<Notice> notice =
         notices_.take(exchange.keyBits(), exchange.attempts, peers_);
     if (!notice)

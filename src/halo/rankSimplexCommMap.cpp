@@ -69,6 +69,7 @@ RankSimplexCommMap::RankSimplexCommMap(
             std::to_string(offsets.back()),
         where
     );
+    bool canonical { true }; // ranks ascending, no empty list: taken as given
     for (std::size_t k = 0; k < neighbourRanks.size(); ++k)
     {
         checkRank(neighbourRanks[k], nRanks, where);
@@ -79,6 +80,16 @@ RankSimplexCommMap::RankSimplexCommMap(
                 std::to_string(offsets[k + 1]) + ")",
             where
         );
+        canonical = canonical && offsets[k] < offsets[k + 1] &&
+                    (k == 0 || neighbourRanks[k - 1] < neighbourRanks[k]);
+    }
+    if (canonical)
+    {
+        neighbours_ = std::move(neighbourRanks);
+        offsets_ = std::move(offsets);
+        indices_ = std::move(indices);
+        analyse(where); // also finds negative indices
+        return;
     }
     std::vector<std::size_t> order(neighbourRanks.size());
     std::iota(order.begin(), order.end(), std::size_t { 0 });
@@ -104,7 +115,6 @@ RankSimplexCommMap::RankSimplexCommMap(
         const std::span<const LocalIndex> cells(
             indices.data() + offsets[k], offsets[k + 1] - offsets[k]
         );
-        checkIndices(rank, cells, where);
         neighbours_.push_back(rank);
         indices_.insert(indices_.end(), cells.begin(), cells.end());
         offsets_.push_back(indices_.size());
@@ -164,20 +174,31 @@ void RankSimplexCommMap::analyse(const std::source_location& where)
         where
     );
     runStart_.assign(neighbours_.size(), -1);
-    maxIndex_ = -1;
+    LocalIndex highest { -1 };
     for (std::size_t k = 0; k < neighbours_.size(); ++k)
     {
         const std::span<const LocalIndex> cells(
             indices_.data() + offsets_[k], offsets_[k + 1] - offsets_[k]
         );
-        bool run { !cells.empty() };
-        for (std::size_t i = 0; i < cells.size(); ++i)
+        LocalIndex lowest { cells.empty() ? 0 : cells.front() };
+        std::size_t breaks { 0 }; // places where the list does not go up by one
+        for (std::size_t i = 1; i < cells.size(); ++i)
         {
-            maxIndex_ = std::max(maxIndex_, cells[i]);
-            run = run && (i == 0 || cells[i] == cells[i - 1] + 1);
+            highest = std::max(highest, cells[i]);
+            lowest = std::min(lowest, cells[i]);
+            breaks += cells[i] == cells[i - 1] + 1 ? 0 : 1;
         }
-        runStart_[k] = run ? cells.front() : -1;
+        if (!cells.empty())
+        {
+            highest = std::max(highest, cells.front());
+        }
+        if (lowest < 0) [[unlikely]]
+        {
+            checkIndices(neighbours_[k], cells, where); // names the entry
+        }
+        runStart_[k] = !cells.empty() && breaks == 0 ? cells.front() : -1;
     }
+    maxIndex_ = highest;
 }
 
 int RankSimplexCommMap::slotOf(int rank) const noexcept

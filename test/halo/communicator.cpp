@@ -14,7 +14,6 @@
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/indexRuns.hpp"
-#include "fieldsync/mpi/tag.hpp"
 
 #include <cmath>
 #include <span>
@@ -472,15 +471,14 @@ TEST_CASE("Communicator misuse is an Error naming the key")
     }
     SECTION("two keys with the same tag in flight")
     {
-        // find two names whose tags collide (birthday search over the real tag range)
+        // find two names whose tags collide (birthday search over the Communicator's tags)
         std::unordered_map<int, std::string> seen;
         std::string first;
         std::string second;
         for (int i = 0; second.empty(); ++i)
         {
             const std::string candidate = "key" + std::to_string(i);
-            const int tag =
-                mpi::tagFromHash(fieldsync::fnv1a32(candidate), comm.environment().comm());
+            const int tag = comm.tagOf(candidate);
             const auto [it, inserted] = seen.emplace(tag, candidate);
             if (!inserted)
             {

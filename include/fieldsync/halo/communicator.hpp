@@ -125,6 +125,7 @@ concept HaloField =
 
 class CommunicatorState;
 class GhostList;
+struct ExchangeContext;
 
 /**
  * @brief Non-blocking synchronisation of fields over one halo pattern (a send and a receive
@@ -423,8 +424,20 @@ public:
     /** @brief In-place communication of contiguous neighbours (default on). */
     void setInPlace(bool inPlace);
 
-    /** @brief The environment of the duplicated communicator. */
+    /**
+     * @brief The environment the Communicator's messages travel on: the duplicate cached on
+     * the communicator it was built over, which the other Communicators built over that
+     * communicator share (each in a window of tags of its own, tagOf()), or a duplicate of its
+     * own. Its ranks are those of that communicator; send nothing on it.
+     */
     [[nodiscard]] const mpi::MPIEnvironment& environment() const;
+
+    /**
+     * @brief The MPI tag of the exchanges under @p key (@p reverse: of its reverse exchanges) on
+     * environment(): what MPI tracing tools show. Two keys with the same tag cannot be in
+     * flight at once (an Error names both).
+     */
+    [[nodiscard]] int tagOf(const CommKey& key, bool reverse = false) const;
 
     /** @brief The send map. */
     [[nodiscard]] const RankSimplexCommMap& sendMap() const;
@@ -479,12 +492,11 @@ private:
 
     /**
      * @brief For GhostList, whose maps agree by construction and were checked on every rank:
-     * takes @p duplicate (a private duplicate nothing else uses) as the Communicator's own
-     * communicator and commits with @p options' back end, without checks and without waiting
-     * for other ranks.
+     * takes @p context (the communicator, tags and identifier the set-up agreed on) and commits
+     * with @p options' back end, without checks and without waiting for other ranks.
      */
     [[nodiscard]] static Communicator adopt(
-        mpi::MPIEnvironment duplicate,
+        ExchangeContext context,
         RankSimplexCommMap sendMap,
         RankSimplexCommMap receiveMap,
         const CommitOptions& options,

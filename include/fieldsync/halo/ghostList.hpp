@@ -7,6 +7,7 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <source_location>
 #include <span>
 
@@ -39,8 +40,11 @@ struct GhostOwner
  *
  * Collective over the environment's communicator. The exchange travels on a duplicate made
  * once and cached on that communicator (as PetscCommDuplicate does: later set-ups pay no
- * MPI_Comm_dup); the Communicator's own duplicate is made with MPI_Comm_idup while the
- * exchange runs, and communicator() hands it on.
+ * MPI_Comm_dup), and the one allreduce that agrees on errors also gives the Communicator a tag
+ * window of its own on that duplicate, which communicator() hands on (as PetscSF takes new tags
+ * from PETSc's cached communicator). Only when the duplicate's tag range has no window left
+ * (MPI_TAG_UB / 65536 - 1 set-ups over one communicator) does the set-up make a duplicate for
+ * the Communicator with MPI_Comm_dup.
  */
 class GhostList
 {
@@ -72,8 +76,8 @@ public:
     [[nodiscard]] std::size_t nOwned() const noexcept { return nOwned_; }
 
     /**
-     * @brief A committed Communicator over the two maps, with the duplicate made during the
-     * set-up as its own communicator. Its commit checks nothing and waits for no rank: the
+     * @brief A committed Communicator over the two maps, in the tag window (or the duplicate)
+     * the set-up agreed on. Its commit checks nothing and waits for no rank: the
      * maps agree by construction and the set-up checked them. The back end is the
      * environment's choice (FIELDSYNC_HALO_BACKEND; the neighbourhood collectives, persistent
      * or not, and Auto are collective). Call once per list: a second call is an Error.
@@ -82,11 +86,11 @@ public:
     communicator(std::source_location where = std::source_location::current());
 
 private:
-    mpi::MPIEnvironment own_;       /**< the duplicate the Communicator will own */
-    std::size_t nOwned_ { 0 };      /**< owned cells on this rank */
-    RankSimplexCommMap sendMap_;    /**< send direction */
-    RankSimplexCommMap receiveMap_; /**< receive direction */
-    bool handedOn_ { false };       /**< communicator() gave own_ away */
+    std::shared_ptr<ExchangeContext> context_; /**< what the Communicator will use */
+    std::size_t nOwned_ { 0 };                 /**< owned cells on this rank */
+    RankSimplexCommMap sendMap_;               /**< send direction */
+    RankSimplexCommMap receiveMap_;            /**< receive direction */
+    bool handedOn_ { false };                  /**< communicator() gave context_ away */
 };
 
 } // namespace fieldsync::halo

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Internal: where a Communicator's messages travel. One duplicate of each communicator is made
+// once and cached on it (as PetscCommDuplicate does); the collective set-up steps use it, and
+// each Communicator built over that communicator gets a window of its tags, as PetscSF takes new
+// tags from PETSc's cached communicator, so a set-up pays no MPI_Comm_dup.
+#pragma once
+
+#include "tagWindow.hpp"
+
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <source_location>
+
+namespace fieldsync::halo
+{
+
+/**
+ * @brief Collective on @p comm the first time: the shared duplicate of @p comm, kept as an
+ * attribute of @p comm and returned by later calls without communication. Collective set-up
+ * steps use its window 0 (one at a time on every rank, in the same order); Communicators use
+ * the windows after it (grantContext), so its tags never meet the application's.
+ */
+[[nodiscard]] MPI_Comm setUpComm(MPI_Comm comm, const std::source_location& where);
+
+/**
+ * @brief What one rank proposes for the next Communicator over a communicator: agreed by an
+ * allreduce with MPI_MAX (so ranks whose counters differ still agree, on the highest).
+ */
+struct ContextBid
+{
+    std::uint64_t id { 0 };     /**< the next Communicator identifier of this process */
+    std::uint64_t window { 0 }; /**< the next tag window of the shared duplicate */
+};
+
+/**
+ * @brief A Communicator's MPI context: its communicator, the tags it may use there and its
+ * identifier (the same on every rank, never reused by a process: stale notices and check-mode
+ * headers are recognised by it).
+ */
+struct ExchangeContext
+{
+    mpi::MPIEnvironment env;                 /**< the communicator (shared, or its own) */
+    TagWindow tags { TagWindow::window(0) }; /**< the tags it may use on env */
+    std::uint64_t id { 0 };                  /**< its identifier */
+    std::shared_ptr<const void> keeper;      /**< keeps a shared communicator; null: env owns one */
+
+    /** @brief Whether other Communicators send on the same communicator (in other windows). */
+    [[nodiscard]] bool shared() const noexcept { return keeper != nullptr; }
+};
+
+/** @brief This rank's bid for the next Communicator over @p comm (local; set-up duplicate made). */
+[[nodiscard]] ContextBid contextBid(MPI_Comm comm, const std::source_location& where);
+
+/**
+ * @brief Takes the agreed bid: no later bid on this rank proposes its identifier, nor (with
+ * @p window) its window. Call on every rank with the same arguments, right after the agreement.
+ */
+void takeBid(MPI_Comm comm, const ContextBid& agreed, bool window);
+
+/**
+ * @brief Collective when a duplicate is made: the context of a Communicator over @p env from the
+ * agreed bid: its window of the shared duplicate, or a duplicate of its own (MPI_Comm_dup) when
+ * @p ownDuplicate or when the communicator's tag range has no window left.
+ */
+[[nodiscard]] ExchangeContext grantContext(
+    const mpi::MPIEnvironment& env,
+    const ContextBid& agreed,
+    bool ownDuplicate,
+    const std::source_location& where
+);
+
+/**
+ * @brief Collective: agrees a bid over @p env (one allreduce on the set-up duplicate), takes
+ * it and grants it (grantContext).
+ */
+[[nodiscard]] ExchangeContext
+agreeContext(const mpi::MPIEnvironment& env, bool ownDuplicate, const std::source_location& where);
+
+} // namespace fieldsync::halo

@@ -57,9 +57,12 @@ struct HeatOptions
     bool inPlace { true };  /**< Communicator receives contiguous ghosts in place */
     bool verbose { false }; /**< rank 0 prints the global checks */
     std::string statsFile;  /**< when set, the Communicator's per-key telemetry (JSON) goes here */
-    std::size_t progressChunk {
-        0
-    };                /**< interior cells per chunk between progress() calls (0: one update) */
+    /**
+     * @brief Interior cells per chunk between progress() calls (0: one update). With one update,
+     * a peer's send under Open MPI completes only at this rank's next MPI call, so half the
+     * exchanges waited (doc/example.md, "Overlap").
+     */
+    std::size_t progressChunk { 2048 };
     LoadOptions load; /**< moving load and rebalancing */
 };
 
@@ -71,8 +74,16 @@ struct HeatStats
     double wait { 0 };         /**< waiting for the messages (Communicator stats) */
     double unpack { 0 };       /**< finaliseComm: unpack and release (Communicator stats) */
     int hiddenExchanges { 0 }; /**< exchanges already complete when the interior update ended */
-    double total { 0 };        /**< the whole time loop */
-    int exchanges { 0 };       /**< halo exchanges in the loop */
+    /**
+     * @brief Exchanges whose peers all posted at least the exchange's own time before the
+     * interior update ended (the interior work was longer than the exchange:
+     * OverlapTimeline), and of those the ones complete when it ended: the transport hidden.
+     */
+    int hideableExchanges { 0 };
+    int hiddenHideable { 0 }; /**< of the hideable exchanges, those complete (hidden) */
+    double peerLate { 0 };    /**< waits for peers that had not posted yet (load imbalance), s */
+    double total { 0 };       /**< the whole time loop */
+    int exchanges { 0 };      /**< halo exchanges in the loop */
 };
 
 /**
@@ -148,6 +159,11 @@ public:
 private:
     /** @brief Copies the owned part of uNew into u. */
     void commit();
+    /**
+     * @brief Collective: the least time of a few exchanges of u under @p key started by every
+     * rank together and waited for at once (the exchange alone, without interior work).
+     */
+    double exchangeAlone(halo::Communicator& comm, const CommKey& key, MPI_Comm ranks);
 
     std::size_t nOwned_;                     /**< owned cells */
     View u_;                                 /**< field, owned + ghosts */

@@ -126,10 +126,11 @@ void declareOptions(CLI::App& app, Arguments& a)
         "--stats", a.options.statsFile, "write the halo exchange telemetry of every rank (JSON)"
     );
     app.add_option(
-        "--progress-chunk",
-        a.options.progressChunk,
-        "interior cells per chunk, with Communicator::progress() between chunks (0: one update)"
-    );
+           "--progress-chunk",
+           a.options.progressChunk,
+           "interior cells per chunk, with Communicator::progress() between chunks (0: one update)"
+    )
+        ->capture_default_str();
     app.add_flag_function(
         "--no-inplace",
         [&a](std::int64_t) { a.options.inPlace = false; },
@@ -405,7 +406,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     const auto& layout = run.layout;
     const double n { std::max(1, s.exchanges) * 1.0 };
     const double hidden { s.exchanges > 0 ? s.hiddenExchanges / n : 0.0 };
-    constexpr int fields { 11 };
+    constexpr int fields { 14 };
     const double mine[fields] {
         static_cast<double>(layout.nOwned()),
         static_cast<double>(layout.nGhost()),
@@ -418,6 +419,9 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         hidden,
         s.total,
         static_cast<double>(run.peakKiB),
+        s.peerLate,
+        static_cast<double>(s.hideableExchanges),
+        static_cast<double>(s.hiddenHideable),
     };
     std::vector<double> all(
         env.rank() == 0 ? static_cast<std::size_t>(fields * env.sizeRank()) : 0
@@ -432,7 +436,7 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     std::printf(
         "\nper rank (times summed over %d steps, bytes are sent+received per exchange):\n"
         "  rank   cells  ghosts  nbrs  bytes/exch  compute[s]  pack[s]  wait[s]  unpack[s]  "
-        "hidden\n",
+        "hidden  peerLate[s]  transport hidden\n",
         s.exchanges
     );
     double sum[fields] {};
@@ -442,7 +446,8 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
     {
         const double* v { &all[static_cast<std::size_t>(r * fields)] };
         std::printf(
-            "  %4d %7.0f %7.0f %5.0f %11.0f %11.3f %8.3f %8.3f %10.3f %6.0f%%\n",
+            "  %4d %7.0f %7.0f %5.0f %11.0f %11.3f %8.3f %8.3f %10.3f %6.0f%% %12.3f %6.0f%% of "
+            "%.0f\n",
             r,
             v[0],
             v[1],
@@ -452,7 +457,10 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
             v[5],
             v[6],
             v[7],
-            100.0 * v[8]
+            100.0 * v[8],
+            v[11],
+            v[12] > 0 ? 100.0 * v[13] / v[12] : 0.0,
+            v[12]
         );
         for (int f { 0 }; f < fields; ++f)
         {
@@ -474,6 +482,14 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         exchange > 0 ? 100.0 * sum[6] / exchange : 0.0,
         exchange > 0 ? 100.0 * sum[7] / exchange : 0.0,
         100.0 * sum[8] / env.sizeRank()
+    );
+    std::printf(
+        "overlap: of the wait, %.3f s (all ranks) was for peers that had not posted yet when the "
+        "interior update ended (load imbalance); transport hidden in %.0f%% of the %.0f exchanges "
+        "whose peers had posted at least one exchange time before it ended\n",
+        sum[11],
+        sum[12] > 0 ? 100.0 * sum[13] / sum[12] : 0.0,
+        sum[12]
     );
     std::printf(
         "partition%s: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"

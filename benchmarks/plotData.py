@@ -132,10 +132,12 @@ def halo(d, plots):
 def setup(d, plots):
     rows = d["rows"]
     x = "ghostsPerRank"
+    series = [("ghostList", "ghostListSeconds"), ("petscSF", "petscSetUpSeconds"),
+              ("builder", "builderSeconds")]
+    if rows and "floorSeconds" in rows[0]:  # one pass over the builder's input (newer runs)
+        series.append(("floor", "floorSeconds"))
     plots.add("setup_time", "setup_bench: set-up of a halo pattern", "ghosts per rank",
-              [(n, column(rows, x, k, US)) for n, k in (
-                  ("ghostList", "ghostListSeconds"), ("petscSF", "petscSetUpSeconds"),
-                  ("builder", "builderSeconds"))])
+              [(n, column(rows, x, k, US)) for n, k in series])
     plots.add("setup_ratio", "setup_bench: set-up / PetscSF set-up", "ghosts per rank",
               [("ghostList", column(rows, x, "ghostListOverPetsc")),
                ("builder", column(rows, x, "builderOverPetsc"))], True)

@@ -7,7 +7,11 @@
 //   builder    fieldsync::partition::HaloBuilder::build from the owned cell graph with the
 //              owners of every neighbour given (numbering, interior/boundary split and maps);
 //   petscSF    PetscSFSetGraph + PetscSFSetUp on the same ghost list (PETSC_USE_POINTER), only
-//              when built with PETSc (found by pkg-config; never downloaded).
+//              when built with PETSc (found by pkg-config; never downloaded);
+//   floor      one plain loop summing the builder's input per adjacency entry (neighbour id and
+//              owner): what a single streaming pass over that input costs, the least any builder
+//              that reads every entry can take (the builder reads the owners only of its ghost
+//              entries, so this floor is generous).
 // and the first exchange after each set-up (fieldsync: startComm + finaliseComm; PetscSF:
 // PetscSFBcastBegin + End). Interleaved round by round (the order rotates), 2 warm-up rounds,
 // then the median of the rounds (--rounds, default 11) of the maximum over ranks. Every result
@@ -22,7 +26,7 @@
 // heap one MPI_Comm_dup of MPI_COMM_WORLD keeps (MPI's own cost per communicator).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
-//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF (profiling)]
+//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF|floor (profiling)]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -42,6 +46,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -143,6 +148,26 @@ Sample runBuilder(const fieldsync::partition::HaloBuilder& builder, const Proble
     comm.startComm(field, "setup_bench");
     comm.finaliseComm(field, "setup_bench");
     checkGhosts(p, field, "builder");
+    return { t1 - t0, 0.0 };
+}
+
+/** @brief Keeps the floor's sum alive. */
+volatile std::uint64_t floorSink { 0 };
+
+/** @brief The floor: one pass summing every adjacency entry's neighbour id and owner. */
+Sample runFloor(const Problem& p)
+{
+    const auto ids = p.owned.adjacency();
+    const int* owners { p.neighbourOwners.data() };
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    std::uint64_t sum { 0 };
+    for (std::size_t e { 0 }; e < ids.size(); ++e)
+    {
+        sum += static_cast<std::uint64_t>(ids[e]) + static_cast<std::uint64_t>(owners[e]);
+    }
+    const double t1 { MPI_Wtime() };
+    floorSink = floorSink + sum;
     return { t1 - t0, 0.0 };
 }
 
@@ -275,6 +300,7 @@ struct Row
     double ghostList { 0.0 };      /**< median set-up seconds */
     double ghostListFirst { 0.0 }; /**< median first exchange */
     double builder { 0.0 };        /**< median HaloBuilder::build */
+    double floor { 0.0 };          /**< median of the floor (one pass over the input) */
     double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
     double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
     double neighbours { 0.0 };     /**< neighbour ranks (maximum over ranks) */
@@ -287,6 +313,7 @@ enum Method
     GhostListMethod,
     BuilderMethod,
     PetscMethod,
+    FloorMethod,
     Methods
 };
 } // namespace
@@ -335,7 +362,8 @@ int main(int argc, char** argv)
     const fieldsync::partition::HaloBuilder builder(env);
     const bool run[Methods] { only.empty() || only == "ghostList",
                               only.empty() || only == "builder",
-                              havePetsc && (only.empty() || only == "petscSF") };
+                              havePetsc && (only.empty() || only == "petscSF"),
+                              only.empty() || only == "floor" };
     std::vector<Row> rows;
     std::optional<double> coldGhostList;
     std::optional<double> coldPetsc;
@@ -367,6 +395,10 @@ int main(int argc, char** argv)
                 {
                     sample = runBuilder(builder, problem);
                 }
+                else if (method == FloorMethod)
+                {
+                    sample = runFloor(problem);
+                }
 #if FIELDSYNC_BENCH_PETSC
                 else
                 {
@@ -392,7 +424,8 @@ int main(int argc, char** argv)
         row.ghosts = static_cast<std::size_t>(counts[1]);
         double* slots[Methods][2] { { &row.ghostList, &row.ghostListFirst },
                                     { &row.builder, nullptr },
-                                    { &row.petsc, &row.petscFirst } };
+                                    { &row.petsc, &row.petscFirst },
+                                    { &row.floor, nullptr } };
         for (int m { 0 }; m < Methods; ++m)
         {
             for (int phase { 0 }; phase < 2; ++phase)
@@ -454,7 +487,7 @@ int main(int argc, char** argv)
         havePetsc ? "" : "; built without PETSc"
     );
     std::printf(
-        "%10s %8s %11s %10s %8s %10s %8s %11s %11s\n",
+        "%10s %8s %11s %10s %8s %10s %8s %9s %9s %11s %11s\n",
         "cells/rank",
         "ghosts",
         "ghostList",
@@ -462,13 +495,15 @@ int main(int argc, char** argv)
         "gl/sf",
         "builder",
         "bld/sf",
+        "floor",
+        "bld/floor",
         "1st exch gl",
         "1st exch sf"
     );
     for (const Row& r : rows)
     {
         std::printf(
-            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %11.1f %11.1f\n",
+            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %9.1f %9.2f %11.1f %11.1f\n",
             r.cells,
             r.ghosts,
             r.ghostList * 1e6,
@@ -476,6 +511,8 @@ int main(int argc, char** argv)
             ratio(r.ghostList, r.petsc),
             r.builder * 1e6,
             ratio(r.builder, r.petsc),
+            r.floor * 1e6,
+            ratio(r.builder, r.floor),
             r.ghostListFirst * 1e6,
             r.petscFirst * 1e6
         );
@@ -501,6 +538,8 @@ int main(int argc, char** argv)
             << ", \"petscFirstBcastSeconds\": " << r.petscFirst
             << ", \"ghostListOverPetsc\": " << ratio(r.ghostList, r.petsc)
             << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc)
+            << ", \"floorSeconds\": " << r.floor
+            << ", \"builderOverFloor\": " << ratio(r.builder, r.floor)
             << ", \"neighboursPerRank\": " << r.neighbours << ",\n     \"perRank\": [";
         for (std::size_t i { 0 }; i < r.perRank.size(); i += 5)
         {

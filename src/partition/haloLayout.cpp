@@ -15,13 +15,22 @@ HaloLayout::HaloLayout(
     std::vector<LocalIndex> ownedNeighbours,
     halo::RankSimplexCommMap sendMap,
     halo::RankSimplexCommMap receiveMap,
-    std::size_t directoryEntries
+    std::size_t directoryEntries,
+    std::vector<LocalIndex> interior,
+    std::vector<LocalIndex> boundary
 )
     : nOwned_(nOwned), globalIds_(std::move(globalIds)), ghostOwners_(std::move(ghostOwners)),
       ghostLayers_(std::move(ghostLayers)), ownedOffsets_(std::move(ownedOffsets)),
-      ownedNeighbours_(std::move(ownedNeighbours)), sendMap_(std::move(sendMap)),
+      ownedNeighbours_(std::move(ownedNeighbours)), interior_(std::move(interior)),
+      boundary_(std::move(boundary)), sendMap_(std::move(sendMap)),
       receiveMap_(std::move(receiveMap)), directoryEntries_(directoryEntries)
 {
+    if (interior_.size() + boundary_.size() == nOwned_)
+    {
+        return; // the caller's split
+    }
+    interior_.clear();
+    boundary_.clear();
     const auto owned = static_cast<LocalIndex>(nOwned_);
     const std::size_t* offsets { ownedOffsets_.data() };
     const LocalIndex* neighbour { ownedNeighbours_.data() };

@@ -14,24 +14,32 @@ IdMap::IdMap(std::span<const GlobalIndex> ids, std::int64_t& firstRepeat)
     {
         return;
     }
-    const auto [low, high] = std::minmax_element(ids.begin(), ids.end());
-    const auto range = static_cast<std::uint64_t>(*high - *low) + 1;
+    GlobalIndex low { ids[0] };
+    GlobalIndex high { ids[0] };
+    for (const GlobalIndex id : ids)
+    {
+        low = std::min(low, id);
+        high = std::max(high, id);
+    }
+    const auto range = static_cast<std::uint64_t>(high - low) + 1;
     if (range <= 4 * static_cast<std::uint64_t>(ids.size()) + 1024)
     {
         dense_ = true;
-        lowest_ = *low;
+        lowest_ = low;
         table_.assign(static_cast<std::size_t>(range), -1);
+        std::size_t repeats { 0 };
         for (std::size_t i { 0 }; i < ids.size(); ++i)
         {
             LocalIndex& slot = table_[static_cast<std::size_t>(ids[i] - lowest_)];
             if (slot >= 0)
             {
                 firstRepeat = firstRepeat < 0 ? static_cast<std::int64_t>(i) : firstRepeat;
+                ++repeats;
                 continue;
             }
             slot = static_cast<LocalIndex>(i);
-            ++size_;
         }
+        size_ = ids.size() - repeats;
         return;
     }
     rehash(std::bit_ceil(2 * ids.size()));
@@ -46,13 +54,13 @@ IdMap::IdMap(std::span<const GlobalIndex> ids, std::int64_t& firstRepeat)
 
 LocalIndex IdMap::insert(GlobalIndex id, LocalIndex value)
 {
-    const LocalIndex present { find(id) };
-    if (present >= 0)
-    {
-        return present;
-    }
     if (dense_)
     {
+        const LocalIndex present { find(id) };
+        if (present >= 0)
+        {
+            return present;
+        }
         // a new id in a table: move the entries into a hash map, then insert
         std::vector<LocalIndex> table { std::move(table_) };
         dense_ = false;
@@ -66,19 +74,29 @@ LocalIndex IdMap::insert(GlobalIndex id, LocalIndex value)
             }
         }
     }
-    if (2 * (size_ + 1) > keys_.size())
+    reserve(size_ + 1);
+    for (std::size_t slot { hashOf(id) };; slot = (slot + 1) & mask_)
     {
-        rehash(std::max<std::size_t>(16, 2 * keys_.size()));
+        if (keys_[slot] == id)
+        {
+            return values_[slot];
+        }
+        if (keys_[slot] < 0)
+        {
+            keys_[slot] = id;
+            values_[slot] = value;
+            ++size_;
+            return -1;
+        }
     }
-    std::size_t slot { hashOf(id) };
-    while (keys_[slot] >= 0)
+}
+
+void IdMap::reserve(std::size_t n)
+{
+    if (!dense_ && 2 * n > keys_.size())
     {
-        slot = (slot + 1) & mask_;
+        rehash(std::max<std::size_t>(16, std::bit_ceil(2 * n)));
     }
-    keys_[slot] = id;
-    values_[slot] = value;
-    ++size_;
-    return -1;
 }
 
 void IdMap::rehash(std::size_t capacity)

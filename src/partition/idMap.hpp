@@ -13,6 +13,32 @@ namespace fieldsync::partition
 {
 
 /**
+ * @brief Look-ups in the table of a dense IdMap (id - lowest id -> value), for a loop over many
+ * ids: no test of which form the map has, one compare and one load per id.
+ */
+class IdTable
+{
+public:
+    /** @brief The values @p values of the ids @p lowest .. @p lowest + values.size() - 1. */
+    IdTable(GlobalIndex lowest, std::span<const LocalIndex> values) noexcept
+        : lowest_(lowest), values_(values.data()), size_(values.size())
+    {
+    }
+
+    /** @brief The value of @p id, or -1 when it is absent. */
+    [[nodiscard]] LocalIndex find(GlobalIndex id) const noexcept
+    {
+        const auto offset = static_cast<std::uint64_t>(id - lowest_);
+        return offset < size_ ? values_[offset] : LocalIndex { -1 };
+    }
+
+private:
+    GlobalIndex lowest_;       /**< the id of values_[0] */
+    const LocalIndex* values_; /**< value per id - lowest_, -1 absent */
+    std::uint64_t size_;       /**< ids in the table */
+};
+
+/**
  * @brief A map from global ids (non-negative) to local indices (non-negative). Built over a
  * known set of ids, it is a table indexed by id - lowest id when the ids are compact (their
  * range at most a few times their count: one memory access per look-up, no hashing); otherwise,
@@ -37,8 +63,7 @@ public:
     {
         if (dense_)
         {
-            const auto offset = static_cast<std::uint64_t>(id - lowest_);
-            return offset < table_.size() ? table_[offset] : LocalIndex { -1 };
+            return IdTable(lowest_, table_).find(id);
         }
         if (keys_.empty())
         {
@@ -57,6 +82,12 @@ public:
         }
     }
 
+    /** @brief Whether the map is a table (then table() serves look-ups), not a hash. */
+    [[nodiscard]] bool isTable() const noexcept { return dense_; }
+
+    /** @brief The table of a map that isTable(). */
+    [[nodiscard]] IdTable table() const noexcept { return IdTable(lowest_, table_); }
+
     /** @brief Whether @p id is present. */
     [[nodiscard]] bool contains(GlobalIndex id) const noexcept { return find(id) >= 0; }
 
@@ -65,6 +96,9 @@ public:
      * or -1 when it inserted. Turns a table into a hash map first when @p id is new.
      */
     LocalIndex insert(GlobalIndex id, LocalIndex value);
+
+    /** @brief Room for @p n entries in a hash map without rehashing (a table: nothing). */
+    void reserve(std::size_t n);
 
     /** @brief The number of entries. */
     [[nodiscard]] std::size_t size() const noexcept { return size_; }

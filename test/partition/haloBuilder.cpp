@@ -10,6 +10,7 @@
 #include "fieldsync/partition/metisPartitioner.hpp"
 #include "testGraphs.hpp"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -104,8 +105,10 @@ void checkLayout(
     {
         REQUIRE(receive.runStart(k) >= static_cast<LocalIndex>(layout.nOwned()));
     }
-    // owned cells' neighbours, through the local numbering, are the graph's neighbours
-    std::size_t interior { 0 };
+    // owned cells' neighbours, through the local numbering, are the graph's neighbours; the
+    // interior cells (every neighbour owned) and the boundary cells, each ascending
+    std::vector<LocalIndex> interior;
+    std::vector<LocalIndex> boundary;
     for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
     {
         const GlobalIndex id { layout.globalIds()[i] };
@@ -119,10 +122,10 @@ void checkLayout(
             REQUIRE(layout.globalIds()[static_cast<std::size_t>(local[e])] == expected[e]);
             allOwned = allOwned && parts[static_cast<std::size_t>(expected[e])] == rank;
         }
-        interior += allOwned ? 1 : 0;
+        (allOwned ? interior : boundary).push_back(static_cast<LocalIndex>(i));
     }
-    REQUIRE(layout.interiorCells().size() == interior);
-    REQUIRE(layout.boundaryCells().size() == nOwned - interior);
+    REQUIRE(std::ranges::equal(layout.interiorCells(), interior));
+    REQUIRE(std::ranges::equal(layout.boundaryCells(), boundary));
 
     // every ghost receives the value its owner holds
     std::vector<double> values(layout.nLocal(), -1.0);

@@ -135,6 +135,13 @@ TEST_CASE("HaloBuilder errors: asymmetric graph, within a rank and across ranks"
         [&] { (void)HaloBuilder(env, 1).build(test::ownedPiece(asym, parts, env.rank())); },
         "asymmetric graph: cell 20"
     );
+    // cell 20 = (4,2) forgets both 19 and 21, which still list it (same rank for 1..4 ranks):
+    // two missing edges whose terms cancel in a check that is linear in the cells
+    const CellGraph twoMissing { withoutEdge(withoutEdge(g, 20, 19), 20, 21) };
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(test::ownedPiece(twoMissing, parts, env.rank())); },
+        "lists neighbour 20 but cell 20 does not list" // 19 or 21, whichever comes first
+    );
     // an edge across the rank cut: last cell of rank 0's block and first of rank 1's
     if (env.sizeRank() > 1)
     {

@@ -42,6 +42,11 @@ public:
      * @param sendMap per neighbour: owned cells it needs
      * @param receiveMap per neighbour: ghost cells its values land in
      * @param directoryEntries owner-directory entries this rank kept while building (0 if none)
+     * @param interior the owned cells without a ghost neighbour, ascending, when the caller has
+     * split the cells (HaloBuilder notes the boundary cells as it numbers them); left empty, the
+     * constructor finds the split from the neighbours
+     * @param boundary the owned cells with a ghost neighbour, ascending (with @p interior,
+     * @p nOwned cells), or empty
      */
     HaloLayout(
         std::size_t nOwned,
@@ -52,7 +57,9 @@ public:
         std::vector<LocalIndex> ownedNeighbours,
         halo::RankSimplexCommMap sendMap,
         halo::RankSimplexCommMap receiveMap,
-        std::size_t directoryEntries
+        std::size_t directoryEntries,
+        std::vector<LocalIndex> interior = {},
+        std::vector<LocalIndex> boundary = {}
     );
 
     /** @brief Number of owned cells (local indices 0 .. nOwned()-1). */

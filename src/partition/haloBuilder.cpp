@@ -76,12 +76,14 @@ struct GhostNumbering
     std::vector<LocalIndex> receiveIndices;  /**< local ghost indices */
 };
 
-/** @brief An adjacency entry that is a ghost: the owned cell, the entry's position, the slot. */
+/** @brief An adjacency entry that is a ghost: the owned cell, the entry's position, the ghost's
+ * id and slot. */
 struct GhostEntry
 {
     LocalIndex cell;   /**< the owned cell (row) */
     LocalIndex slot;   /**< the ghost's slot */
     std::size_t entry; /**< its position in the adjacency */
+    GlobalIndex id;    /**< the ghost */
 };
 
 /** @brief The ghosts found so far, by slot, and id -> slot (filled by indexSlots() before the
@@ -158,7 +160,8 @@ private:
     void raiseIfAnyFailed() const;
     template<typename Lookup>
     [[nodiscard]] std::uint64_t scanEntries(const Lookup& ownedIndex);
-    [[nodiscard]] std::uint64_t findGhostEntries();
+    [[nodiscard]] std::uint64_t
+    noteGhostEntries(std::size_t i, std::size_t first, std::size_t last);
     void numberGhostEntries();
     void findAsymmetricEdge();
     void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
@@ -257,9 +260,8 @@ void HaloBuild::findFirstLayer()
         return;
     }
     neighbours_.resize(owned_.adjacency().size());
-    std::uint64_t asymmetry { ownedLocal_.isTable() ? scanEntries(ownedLocal_.table())
-                                                    : scanEntries(ownedLocal_) };
-    asymmetry += findGhostEntries();
+    const std::uint64_t asymmetry { ownedLocal_.isTable() ? scanEntries(ownedLocal_.table())
+                                                          : scanEntries(ownedLocal_) };
     numberGhostEntries();
     if (asymmetry != 0)
     {
@@ -269,12 +271,13 @@ void HaloBuild::findFirstLayer()
 
 /**
  * @brief The one pass over the adjacency: each entry is looked up once in @p ownedIndex (an
- * IdTable or the IdMap) and written, -1 for the entries not owned here; the cells with such an
- * entry are noted in boundary_. No branch depends on whether an entry is owned. Returns the
- * symmetry sum, 0 when every edge inside this rank is listed both ways: over the edges i -> j,
+ * IdTable or the IdMap) and written, -1 for the entries not owned here; a cell with such an
+ * entry goes to noteGhostEntries while its entries are in cache (no branch depends on whether an
+ * entry is owned, one per cell on whether the cell is a boundary cell). Returns the symmetry sum,
+ * 0 when every edge inside this rank is listed both ways: over the edges i -> j,
  * F(i, j) - F(j, i) with F(i, j) = v(i) (2j + 1) (v: symmetryMix), per cell i
  * v(i) (2 sum j + degree) - (2i + 1) sum v(j). An entry not owned counts as j = -1 here;
- * findGhostEntries takes that out.
+ * noteGhostEntries takes that out.
  */
 template<typename Lookup>
 std::uint64_t HaloBuild::scanEntries(const Lookup& ownedIndex)
@@ -283,13 +286,11 @@ std::uint64_t HaloBuild::scanEntries(const Lookup& ownedIndex)
     const std::size_t* offsets { owned_.offsets().data() };
     const GlobalIndex* ids { owned_.adjacency().data() };
     LocalIndex* local { neighbours_.data() };
-    boundary_.resize(nCells);
-    LocalIndex* boundary { boundary_.data() };
-    std::size_t nBoundary { 0 };
     std::uint64_t asymmetry { 0 };
     std::size_t e { 0 };
     for (std::size_t i { 0 }; i < nCells; ++i)
     {
+        const std::size_t start { e };
         const std::size_t end { offsets[i + 1] };
         const std::uint64_t degree { end - e };
         std::uint64_t sum { 0 };   // sum of j over the neighbours j
@@ -304,33 +305,31 @@ std::uint64_t HaloBuild::scanEntries(const Lookup& ownedIndex)
             mixed += symmetryMix(static_cast<std::uint64_t>(j));
         }
         asymmetry += symmetryMix(i) * (2 * sum + degree) - (2 * i + 1) * mixed;
-        boundary[nBoundary] = static_cast<LocalIndex>(i);
-        nBoundary += static_cast<std::uint32_t>(any) >> 31U;
+        if (any < 0) [[unlikely]]
+        {
+            asymmetry += noteGhostEntries(i, start, end);
+        }
     }
-    boundary_.resize(nBoundary);
-    boundary_.shrink_to_fit();
     return asymmetry;
 }
 
 /**
- * @brief Notes the entries not owned here (-1 after scanEntries) of the boundary cells, in cell
- * order. Returns what takes their j = -1 terms out of the symmetry sum.
+ * @brief Boundary cell @p i (entries @p first .. @p last): notes it and its entries not owned
+ * here (-1), and returns what takes their j = -1 terms out of the symmetry sum. Not inlined:
+ * scanEntries keeps its registers for the common cell.
  */
-std::uint64_t HaloBuild::findGhostEntries()
+[[gnu::noinline]] std::uint64_t
+HaloBuild::noteGhostEntries(std::size_t i, std::size_t first, std::size_t last)
 {
-    const std::size_t* offsets { owned_.offsets().data() };
     const std::uint64_t mixedGhost { symmetryMix(~std::uint64_t { 0 }) };
     std::uint64_t correction { 0 };
-    for (const LocalIndex cell : boundary_)
+    boundary_.push_back(static_cast<LocalIndex>(i));
+    for (std::size_t e { first }; e < last; ++e)
     {
-        const auto i = static_cast<std::size_t>(cell);
-        for (std::size_t e { offsets[i] }; e < offsets[i + 1]; ++e)
+        if (neighbours_[e] < 0)
         {
-            if (neighbours_[e] < 0)
-            {
-                ghostEntries_.push_back({ cell, -1, e });
-                correction += symmetryMix(i) + (2 * i + 1) * mixedGhost;
-            }
+            ghostEntries_.push_back({ static_cast<LocalIndex>(i), -1, e, owned_.adjacency()[e] });
+            correction += symmetryMix(i) + (2 * i + 1) * mixedGhost;
         }
     }
     return correction;
@@ -339,8 +338,8 @@ std::uint64_t HaloBuild::findGhostEntries()
 /**
  * @brief Gives each ghost entry its ghost's slot, the ghosts in the order of their ids (the ghost
  * entries sorted by id: no look-up by id) and, with owners given, checks and records the owner.
- * The ids and owners of the ghost entries, scattered through arrays the scan has left, are
- * copied first in a loop of independent loads (many cache misses in flight at once).
+ * The owners of the ghost entries, scattered through an array the scan did not read, are copied
+ * first in a loop of independent loads (many cache misses in flight at once).
  */
 void HaloBuild::numberGhostEntries()
 {
@@ -350,13 +349,12 @@ void HaloBuild::numberGhostEntries()
         int owner;      /**< its owner as given (or -1) */
         LocalIndex k;   /**< the ghost entry */
     };
-    const GlobalIndex* adjacency { owned_.adjacency().data() };
     std::vector<Found> found(ghostEntries_.size());
     for (std::size_t k { 0 }; k < found.size(); ++k)
     {
-        const std::size_t e { ghostEntries_[k].entry };
-        found[k] = { adjacency[e],
-                     ownersGiven_ ? neighbourOwners_[e] : -1,
+        const GhostEntry& entry { ghostEntries_[k] };
+        found[k] = { entry.id,
+                     ownersGiven_ ? neighbourOwners_[entry.entry] : -1,
                      static_cast<LocalIndex>(k) };
     }
     radixSort(found, [](const Found& f) { return idKey(f.id); });

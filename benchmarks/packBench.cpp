@@ -3,12 +3,14 @@
 // send and receive lists HaloBuilder makes for a METIS-partitioned 3-D 7-point grid (the
 // example's patterns), with 1 to 8 components (LayoutRight), and on synthetic lists of fixed run
 // length (the threshold IndexRuns::runsFrom is chosen from that table). Per list: 'runs' packs by
-// runs (halo::packRuns: memcpy per run), 'gather' with the general indexed kernel (halo::pack),
+// runs (halo::packRuns: a copy per run), 'gather' with the general indexed kernel (halo::pack),
 // 'chosen' is what the Communicator uses (IndexRuns::usesRuns). Interleaved rounds, median of
 // --rounds (default 31; short rounds, so that the median skips the ones another process preempted),
-// maximum over ranks; every packed buffer is checked against the truth.
+// maximum over ranks; every packed buffer is checked against the truth. With --cold, every timed
+// call starts with the field out of the caches (64 MiB written before it, not timed), as in a
+// solver whose field was last touched a sweep ago.
 //
-// Usage: mpiexec -n 2 pack_bench [--json FILE] [--rounds N] [--cells 16384,131072,442368]
+// Usage: mpiexec -n 2 pack_bench [--json FILE] [--rounds N] [--cells 16384,131072,442368] [--cold]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -57,6 +59,20 @@ double now()
     return MPI_Wtime();
 }
 
+/** @brief Whether each timed call starts with cold caches (--cold). */
+bool coldCaches { false };
+
+/** @brief Pushes the field and buffers out of the caches: writes 64 MiB (more than the L3). */
+void evictCaches()
+{
+    static std::vector<unsigned char> junk(std::size_t { 64 } << 20);
+    for (std::size_t i = 0; i < junk.size(); i += 64)
+    {
+        ++junk[i];
+    }
+    asm volatile("" : : "r"(junk.data()) : "memory");
+}
+
 /** @brief The value of component @p c of local cell @p i (the truth the buffers are checked
  * against). */
 double valueOf(std::size_t i, std::size_t c)
@@ -90,13 +106,18 @@ Row timeList(const std::vector<LocalIndex>& list, std::size_t cells, std::size_t
     std::vector<double> t[5];
     const auto timed = [&](int method, auto&& fn)
     {
+        const int calls = coldCaches ? 1 : reps;
+        if (coldCaches)
+        {
+            evictCaches();
+        }
         const double start = now();
-        for (int r = 0; r < reps; ++r)
+        for (int r = 0; r < calls; ++r)
         {
             fn();
             asm volatile("" : : : "memory");
         }
-        t[method].push_back((now() - start) / reps);
+        t[method].push_back((now() - start) / calls);
     };
     fieldsync_bench::interleaved(
         rounds,
@@ -242,6 +263,8 @@ int main(int argc, char** argv)
         const std::string arg = argv[i];
         if (arg == "--json" && i + 1 < argc)
             jsonPath = argv[++i];
+        else if (arg == "--cold")
+            coldCaches = true;
         else if (arg == "--rounds" && i + 1 < argc)
             rounds = std::max(1, std::stoi(argv[++i]));
         else if (arg == "--cells" && i + 1 < argc)
@@ -278,10 +301,11 @@ int main(int argc, char** argv)
     if (world.rank() == 0)
     {
         std::printf(
-            "pack_bench: %d ranks, median of %d interleaved rounds, max over ranks; speed as a "
-            "fraction of memcpy of the same bytes (1 = memcpy's speed)\n",
+            "pack_bench: %d ranks, median of %d interleaved rounds, max over ranks, %s caches; "
+            "speed as a fraction of memcpy of the same bytes (1 = memcpy's speed)\n",
             world.sizeRank(),
-            rounds
+            rounds,
+            coldCaches ? "cold" : "warm"
         );
         std::printf(
             "%-22s %5s %9s %7s %6s %10s %8s %8s %8s %9s %9s\n",
@@ -317,7 +341,7 @@ int main(int argc, char** argv)
         }
         std::ofstream json(jsonPath);
         json << "{\n  \"benchmark\": \"pack_bench\",\n  \"ranks\": " << world.sizeRank()
-             << ",\n  \"rows\": [\n";
+             << ",\n  \"cold\": " << (coldCaches ? "true" : "false") << ",\n  \"rows\": [\n";
         for (std::size_t i = 0; i < rows.size(); ++i)
         {
             const Row& r = rows[i];

@@ -10,6 +10,7 @@
 #include "requestState.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -38,6 +39,11 @@ struct Field
 /** The size of a value of @p type. */
 std::size_t bytesOf(BatchType type) noexcept
 {
+    static_assert(
+        sizeof(int) == 4 && sizeof(float) == 4 && sizeof(long) == 8 && sizeof(long long) == 8 &&
+            sizeof(double) == 8 && sizeof(bool) == 1,
+        "the packed buffer holds values of 8, 4 and 1 bytes (an LP64 platform)"
+    );
     switch (type)
     {
     case BatchType::Int:
@@ -45,8 +51,7 @@ std::size_t bytesOf(BatchType type) noexcept
     case BatchType::Float:
         return 4;
     case BatchType::Bool:
-        static_assert(sizeof(bool) == 1, "copyValue copies 1, 4 or 8 bytes");
-        return sizeof(bool);
+        return 1;
     default:
         return 8;
     }
@@ -76,23 +81,6 @@ const char* nameOf(BatchType type) noexcept
         return "bool";
     }
     return "unknown";
-}
-
-/** Copies one value of @p bytes (1, 4 or 8) with a fixed-size copy (no memcpy call). */
-inline void copyValue(void* to, const void* from, std::size_t bytes) noexcept
-{
-    switch (bytes)
-    {
-    case 8:
-        std::memcpy(to, from, 8);
-        break;
-    case 4:
-        std::memcpy(to, from, 4);
-        break;
-    default:
-        std::memcpy(to, from, 1);
-        break;
-    }
 }
 
 /** Whether @p op is defined on @p type (as for the collectives, doc/collectives.md). */
@@ -177,9 +165,12 @@ T combineValue(ReduceOp op, T a, T b) noexcept
     }
 }
 
-/** @p inout[i] = @p in[i] op @p inout[i] for @p count values of type T (the op's switch once). */
-template<typename T>
-void combineRun(ReduceOp op, std::size_t count, const std::byte* in, std::byte* inout) noexcept
+/** Combines @p count values of one type and op: @p inout[i] = @p in[i] op @p inout[i]. */
+using Combiner = void (*)(std::size_t count, const std::byte* in, std::byte* inout);
+
+/** The Combiner of T and @p Op: the op is a constant, so the loop has no switch. */
+template<typename T, ReduceOp Op>
+void combineRunOf(std::size_t count, const std::byte* in, std::byte* inout) noexcept
 {
     for (std::size_t i = 0; i < count; ++i)
     {
@@ -187,9 +178,67 @@ void combineRun(ReduceOp op, std::size_t count, const std::byte* in, std::byte* 
         T b;
         std::memcpy(&a, in + i * sizeof(T), sizeof(T));
         std::memcpy(&b, inout + i * sizeof(T), sizeof(T));
-        b = combineValue<T>(op, a, b);
+        b = combineValue<T>(Op, a, b);
         std::memcpy(inout + i * sizeof(T), &b, sizeof(T));
     }
+}
+
+/** The Combiner of T and @p op (chosen once, when the layout is made). */
+template<typename T>
+Combiner combinerOf(ReduceOp op) noexcept
+{
+    switch (op)
+    {
+    case ReduceOp::Sum:
+        return &combineRunOf<T, ReduceOp::Sum>;
+    case ReduceOp::Prod:
+        return &combineRunOf<T, ReduceOp::Prod>;
+    case ReduceOp::Min:
+        return &combineRunOf<T, ReduceOp::Min>;
+    case ReduceOp::Max:
+        return &combineRunOf<T, ReduceOp::Max>;
+    case ReduceOp::LAnd:
+        return &combineRunOf<T, ReduceOp::LAnd>;
+    case ReduceOp::LOr:
+        return &combineRunOf<T, ReduceOp::LOr>;
+    case ReduceOp::LXor:
+        return &combineRunOf<T, ReduceOp::LXor>;
+    case ReduceOp::BAnd:
+        return &combineRunOf<T, ReduceOp::BAnd>;
+    case ReduceOp::BOr:
+        return &combineRunOf<T, ReduceOp::BOr>;
+    case ReduceOp::BXor:
+        return &combineRunOf<T, ReduceOp::BXor>;
+    default:
+        return nullptr; // MinLoc, MaxLoc: add() refuses them
+    }
+}
+
+/** The Combiner of @p type and @p op. */
+Combiner combinerOf(BatchType type, ReduceOp op) noexcept
+{
+    switch (type)
+    {
+    case BatchType::Int:
+        return combinerOf<int>(op);
+    case BatchType::UInt:
+        return combinerOf<unsigned>(op);
+    case BatchType::Long:
+        return combinerOf<long>(op);
+    case BatchType::ULong:
+        return combinerOf<unsigned long>(op);
+    case BatchType::LongLong:
+        return combinerOf<long long>(op);
+    case BatchType::ULongLong:
+        return combinerOf<unsigned long long>(op);
+    case BatchType::Float:
+        return combinerOf<float>(op);
+    case BatchType::Double:
+        return combinerOf<double>(op);
+    case BatchType::Bool:
+        break;
+    }
+    return combinerOf<bool>(op);
 }
 
 /** Consecutive fields of one type and op in the packed buffer, combined in one loop. */
@@ -199,42 +248,8 @@ struct Group
     std::size_t count { 0 };           /**< values */
     BatchType type { BatchType::Int }; /**< their type */
     ReduceOp op { ReduceOp::Sum };     /**< their op */
+    Combiner combine { nullptr };      /**< the loop of their type and op */
 };
-
-/** @p inout = @p in op @p inout for the values of one group. */
-void combineGroup(const Group& g, const std::byte* in, std::byte* inout) noexcept
-{
-    switch (g.type)
-    {
-    case BatchType::Int:
-        combineRun<int>(g.op, g.count, in, inout);
-        break;
-    case BatchType::UInt:
-        combineRun<unsigned>(g.op, g.count, in, inout);
-        break;
-    case BatchType::Long:
-        combineRun<long>(g.op, g.count, in, inout);
-        break;
-    case BatchType::ULong:
-        combineRun<unsigned long>(g.op, g.count, in, inout);
-        break;
-    case BatchType::LongLong:
-        combineRun<long long>(g.op, g.count, in, inout);
-        break;
-    case BatchType::ULongLong:
-        combineRun<unsigned long long>(g.op, g.count, in, inout);
-        break;
-    case BatchType::Float:
-        combineRun<float>(g.op, g.count, in, inout);
-        break;
-    case BatchType::Double:
-        combineRun<double>(g.op, g.count, in, inout);
-        break;
-    case BatchType::Bool:
-        combineRun<bool>(g.op, g.count, in, inout);
-        break;
-    }
-}
 
 /**
  * The layout of one batch, registered with its MPI datatype (the op looks it up). The values are
@@ -272,7 +287,7 @@ struct Layout
             if (groups.empty() || groups.back().type != f.type || groups.back().op != f.op)
             {
                 bytes = (bytes + size - 1) / size * size;
-                groups.push_back({ bytes, 0, f.type, f.op });
+                groups.push_back({ bytes, 0, f.type, f.op, combinerOf(f.type, f.op) });
             }
             f.offset = bytes;
             bytes += size;
@@ -297,23 +312,63 @@ Layouts& layouts()
     return registry;
 }
 
-/** The combined op: MPI passes the batch's datatype, whose layout says where each field is and
- * what it is; every element (one per call: the whole batch) is combined field by field. */
-void combine(void* in, void* inout, int* len, MPI_Datatype* type)
+/**
+ * The batch whose run(), wait() or test() this thread is in (set by ActiveBatch). MPI calls a
+ * user op in a thread that is inside an MPI call progressing the reduction, most often the one
+ * that called the collective or waits for it, so the op finds that batch's layout here without
+ * the registry's lock; any other datatype (another batch that MPI progresses in the meantime, or
+ * an op MPI calls from another thread) is looked up in the registry.
+ */
+struct Active
 {
-    const Layout* found { nullptr };
+    MPI_Datatype type { MPI_DATATYPE_NULL }; /**< the datatype of the batch */
+    const Layout* layout { nullptr };        /**< its layout */
+};
+
+thread_local Active active;
+
+/** Marks the batch of @p type and @p layout as this thread's for the length of one MPI call
+ * that completes or waits for its reduction. */
+class ActiveBatch
+{
+public:
+    ActiveBatch(MPI_Datatype type, const Layout& layout) noexcept : saved_(active)
     {
-        Layouts& registry = layouts();
-        const std::lock_guard lock(registry.mutex);
-        for (const auto& [datatype, layout] : registry.entries)
+        active = { type, &layout };
+    }
+    ~ActiveBatch() { active = saved_; }
+    ActiveBatch(const ActiveBatch&) = delete;
+    ActiveBatch& operator=(const ActiveBatch&) = delete;
+
+private:
+    Active saved_; /**< restored at the end (calls do not nest, but keep it exact) */
+};
+
+/** The layout of @p type: this thread's active batch, else from the registry. */
+const Layout* layoutOf(MPI_Datatype type)
+{
+    if (active.type == type && active.layout != nullptr)
+    {
+        return active.layout;
+    }
+    Layouts& registry = layouts();
+    const std::lock_guard lock(registry.mutex);
+    for (const auto& [datatype, layout] : registry.entries)
+    {
+        if (datatype == type)
         {
-            if (datatype == *type)
-            {
-                found = layout;
-                break;
-            }
+            return layout;
         }
     }
+    return nullptr;
+}
+
+/** The combined op: MPI passes the batch's datatype, whose layout says where each group is and
+ * which loop combines it; every element (one per call: the whole batch) is combined group by
+ * group. */
+void combine(void* in, void* inout, int* len, MPI_Datatype* type)
+{
+    const Layout* found = layoutOf(*type);
     if (found == nullptr)
     {
         return; // not a batch's datatype: cannot happen, the op is private
@@ -325,7 +380,7 @@ void combine(void* in, void* inout, int* len, MPI_Datatype* type)
     {
         for (const Group& g : layout.groups)
         {
-            combineGroup(g, a + g.offset, b + g.offset);
+            g.combine(g.count, a + g.offset, b + g.offset);
         }
         a += layout.bytes;
         b += layout.bytes;
@@ -386,6 +441,38 @@ struct BatchEntry
     BatchType type { BatchType::Int }; /**< its type */
 };
 
+/** @brief Where one variable goes in the packed buffer. */
+struct Slot
+{
+    void* value { nullptr };  /**< the caller's variable */
+    std::size_t offset { 0 }; /**< bytes from the start of the packed buffer */
+};
+
+namespace
+{
+
+/** Copies @p n variables of @p N bytes into the packed buffer @p base. */
+template<std::size_t N>
+void toPacked(const Slot* slots, std::size_t n, std::byte* base) noexcept
+{
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        std::memcpy(base + slots[i].offset, slots[i].value, N);
+    }
+}
+
+/** Copies @p n results of @p N bytes from the packed buffer @p base into their variables. */
+template<std::size_t N>
+void fromPacked(const Slot* slots, std::size_t n, const std::byte* base) noexcept
+{
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        std::memcpy(slots[i].value, base + slots[i].offset, N);
+    }
+}
+
+} // namespace
+
 /** @brief What a ReductionBatch owns: entries, the layout and its datatype, the packed
  * buffer, the in-flight flag. */
 struct ReductionBatchState
@@ -393,6 +480,8 @@ struct ReductionBatchState
     MPI_Comm comm { MPI_COMM_NULL };            /**< the communicator */
     std::vector<BatchEntry> entries;            /**< in the order added */
     Layout layout;                              /**< where each entry is packed */
+    std::vector<Slot> slots;                    /**< the entries in packed order */
+    std::array<std::size_t, 3> sized {};        /**< slots of 8, 4 and 1 bytes */
     std::vector<std::uint64_t> packed;          /**< the packed values (8-byte aligned) */
     MPI_Datatype mpiType { MPI_DATATYPE_NULL }; /**< the whole layout; null until first run */
     bool inFlight { false };                    /**< started, not completed */
@@ -412,6 +501,26 @@ struct ReductionBatchState
         entries.push_back({ value, type });
         layout.add(type, op);
         packed.assign((layout.bytes + 7) / 8, 0);
+        makeSlots();
+    }
+
+    /** The entries in packed order (the layout puts 8-byte types first, then 4, then 1), so
+     * that pack() and unpackAll() copy each size in one loop of fixed-size copies. */
+    void makeSlots()
+    {
+        slots.clear();
+        sized = {};
+        for (std::size_t i = 0; i < entries.size(); ++i)
+        {
+            slots.push_back({ entries[i].value, layout.fields[i].offset });
+            const std::size_t bytes = bytesOf(entries[i].type);
+            ++sized[bytes == 8 ? 0 : (bytes == 4 ? 1 : 2)];
+        }
+        std::sort(
+            slots.begin(),
+            slots.end(),
+            [](const Slot& a, const Slot& b) { return a.offset < b.offset; }
+        );
     }
 
     /** Forgets every entry. */
@@ -420,6 +529,8 @@ struct ReductionBatchState
         freeType();
         entries.clear();
         layout = {};
+        slots.clear();
+        sized = {};
         packed.clear();
     }
 
@@ -467,22 +578,18 @@ struct ReductionBatchState
     void pack() noexcept
     {
         auto* base = reinterpret_cast<std::byte*>(packed.data());
-        for (std::size_t i = 0; i < entries.size(); ++i)
-        {
-            const Field& f = layout.fields[i];
-            copyValue(base + f.offset, entries[i].value, bytesOf(f.type));
-        }
+        toPacked<8>(slots.data(), sized[0], base);
+        toPacked<4>(slots.data() + sized[0], sized[1], base);
+        toPacked<1>(slots.data() + sized[0] + sized[1], sized[2], base);
     }
 
     /** Copies every result back into its variable. */
     void unpackAll() const noexcept
     {
         const auto* base = reinterpret_cast<const std::byte*>(packed.data());
-        for (std::size_t i = 0; i < entries.size(); ++i)
-        {
-            const Field& f = layout.fields[i];
-            copyValue(entries[i].value, base + f.offset, bytesOf(f.type));
-        }
+        fromPacked<8>(slots.data(), sized[0], base);
+        fromPacked<4>(slots.data() + sized[0], sized[1], base);
+        fromPacked<1>(slots.data() + sized[0] + sized[1], sized[2], base);
     }
 };
 
@@ -606,7 +713,12 @@ void ReductionBatch::run(std::source_location where)
     const detail::Fused& f = detail::fusedOp(where);
     const MPI_Datatype type = s.datatype(where);
     s.pack();
-    FIELDSYNC_MPI_AT(MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where);
+    {
+        const detail::ActiveBatch active(type, s.layout);
+        FIELDSYNC_MPI_AT(
+            MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where
+        );
+    }
     s.unpackAll();
 }
 
@@ -662,6 +774,8 @@ void ReductionBatch::wait(std::source_location where)
         state_->inFlight = false; // an empty batch
         return;
     }
+    // MPI most often runs the op while this thread waits: it finds the layout without the lock
+    const detail::ActiveBatch active(state_->mpiType, state_->layout);
     request_.wait();
 }
 
@@ -677,6 +791,7 @@ bool ReductionBatch::test(std::source_location where)
         state_->inFlight = false;
         return true;
     }
+    const detail::ActiveBatch active(state_->mpiType, state_->layout);
     return request_.test();
 }
 

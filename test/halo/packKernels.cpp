@@ -3,7 +3,9 @@
 // run, as one thread per run and as a team per run, on lists with runs of length 1, mixed, long
 // and at both ends of the field, 1, 3 and 8 components, LayoutRight and LayoutLeft: packed values
 // and unpacked cells must hold a known function of the cell's global id, and nothing else may be
-// written. The general gather kernel packs the same lists as a second opinion.
+// written. The general gather kernel packs the same lists as a second opinion. The host copy of a
+// run (copyBytes, copyRun) is checked for every length and alignment, and the runs kernels on a
+// list holding runs of every length from 1 to 70 cells in random order.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/memorySpaces.hpp"
 
@@ -12,8 +14,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -78,22 +84,22 @@ Kokkos::View<T*, fieldsync_test::DeviceFor<Space>> toSpace(const std::vector<T>&
     return view;
 }
 
-/** @brief A field of @p View type (rank 1 for one component) holding the truth. */
+/** @brief A field of @p View type (rank 1 for one component) of @p n cells holding the truth. */
 template<typename View>
-View truthField(std::size_t comps)
+View truthField(std::size_t comps, std::size_t n = cells)
 {
     View field;
     if constexpr (View::rank == 1)
     {
-        field = View("field", cells);
+        field = View("field", n);
     }
     else
     {
-        field = View("field", cells, comps);
+        field = View("field", n, comps);
     }
     Kokkos::parallel_for(
         "fill",
-        Kokkos::RangePolicy<typename View::execution_space>(0, static_cast<std::int64_t>(cells)),
+        Kokkos::RangePolicy<typename View::execution_space>(0, static_cast<std::int64_t>(n)),
         FillTruth<View> { field, comps }
     );
     Kokkos::fence();
@@ -276,4 +282,213 @@ TEMPLATE_LIST_TEST_CASE(
         differ += a(i) == b(i) && a(i) == valueOf(globalOf(lists.indices[i / 3]), i % 3) ? 0 : 1;
     }
     CHECK(differ == 0);
+}
+
+namespace
+{
+/** @brief Byte @p i of the copies' source (a known function of the position). */
+std::byte sourceByte(std::size_t i)
+{
+    return static_cast<std::byte>((i * 37 + 11) % 251);
+}
+} // namespace
+
+TEST_CASE("copyBytes copies every length and alignment, and nothing else", "[halo][packKernels]")
+{
+    constexpr std::size_t longest { 600 }; // past 512: the std::memcpy branch too
+    constexpr std::byte guard { 0xA5 };
+    std::vector<std::byte> from(longest + 16);
+    for (std::size_t i = 0; i < from.size(); ++i)
+    {
+        from[i] = sourceByte(i);
+    }
+    std::vector<std::byte> to(longest + 32);
+    int wrong { 0 };
+    for (std::size_t shift = 0; shift < 8; ++shift)
+    {
+        for (std::size_t bytes = 0; bytes <= longest; ++bytes)
+        {
+            std::fill(to.begin(), to.end(), guard);
+            fieldsync::halo::copyBytes(to.data() + 8 + shift, from.data() + shift, bytes);
+            for (std::size_t i = 0; i < to.size(); ++i)
+            {
+                const bool inside = i >= 8 + shift && i < 8 + shift + bytes;
+                wrong += to[i] == (inside ? sourceByte(i - 8) : guard) ? 0 : 1;
+            }
+        }
+    }
+    CHECK(wrong == 0);
+}
+
+namespace
+{
+/** @brief A 24-byte value (not a power of two). */
+struct Triple
+{
+    double x; /**< first */
+    double y; /**< second */
+    double z; /**< third */
+};
+
+/** @brief Value @p i of type T, made from sourceByte (the truth copyRun is checked against). */
+template<typename T>
+T valueAt(std::size_t i)
+{
+    std::array<std::byte, sizeof(T)> bytes {};
+    for (std::size_t b = 0; b < sizeof(T); ++b)
+    {
+        bytes[b] = sourceByte(i * sizeof(T) + b);
+    }
+    T value;
+    std::memcpy(&value, bytes.data(), sizeof(T));
+    return value;
+}
+
+/** @brief Whether two values hold the same bytes. */
+template<typename T>
+bool sameBytes(const T& a, const T& b)
+{
+    return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/** @brief The wrong values after copyRun of 0 to 100 values of T between guard values. */
+template<typename T>
+int wrongAfterCopyRun()
+{
+    constexpr std::size_t longest { 100 };
+    std::vector<T> from(longest);
+    for (std::size_t i = 0; i < longest; ++i)
+    {
+        from[i] = valueAt<T>(i);
+    }
+    const T guard = valueAt<T>(1000);
+    std::vector<T> to(longest + 2);
+    int wrong { 0 };
+    for (std::size_t n = 0; n <= longest; ++n)
+    {
+        std::fill(to.begin(), to.end(), guard);
+        fieldsync::halo::copyRun(to.data() + 1, from.data(), n);
+        for (std::size_t i = 0; i < to.size(); ++i)
+        {
+            const bool inside = i >= 1 && i < 1 + n;
+            wrong += sameBytes(to[i], inside ? valueAt<T>(i - 1) : guard) ? 0 : 1;
+        }
+    }
+    return wrong;
+}
+} // namespace
+
+TEST_CASE("copyRun copies runs of values of 1 to 24 bytes", "[halo][packKernels]")
+{
+    CHECK(wrongAfterCopyRun<char>() == 0);
+    CHECK(wrongAfterCopyRun<std::int16_t>() == 0);
+    CHECK(wrongAfterCopyRun<float>() == 0);
+    CHECK(wrongAfterCopyRun<double>() == 0);
+    CHECK(wrongAfterCopyRun<Kokkos::complex<double>>() == 0);
+    CHECK(wrongAfterCopyRun<Triple>() == 0);
+}
+
+namespace
+{
+/**
+ * @brief One list of runs of every length from 1 to @p longest cells, in random order, with a gap
+ * after each (so none merge), over a field of @p cellsOut cells.
+ */
+std::vector<LocalIndex> everyLength(std::size_t longest, std::size_t& cellsOut)
+{
+    std::vector<std::pair<std::size_t, std::size_t>> runs; // (first cell, length)
+    std::size_t next { 0 };
+    for (std::size_t length = 1; length <= longest; ++length)
+    {
+        runs.emplace_back(next, length);
+        next += length + 1 + length % 3;
+    }
+    cellsOut = next;
+    std::shuffle(runs.begin(), runs.end(), std::mt19937 { 5 });
+    std::vector<LocalIndex> list;
+    for (const auto& [start, length] : runs)
+    {
+        for (std::size_t j = 0; j < length; ++j)
+        {
+            list.push_back(static_cast<LocalIndex>(start + j));
+        }
+    }
+    return list;
+}
+
+/** @brief packRuns, then unpackRuns into a poisoned field, of a list with runs of every length
+ * from 1 to 70 cells; returns the wrong values (packed or unpacked) against the truth. */
+template<typename Space, typename View>
+int wrongWithEveryLength(std::size_t comps, RunKernel kind)
+{
+    using Device = fieldsync_test::DeviceFor<Space>;
+    std::size_t n { 0 };
+    const std::vector<LocalIndex> list = everyLength(70, n);
+    const std::vector<std::size_t> offsets { 0, list.size() };
+    const IndexRuns runs(list, offsets);
+    const auto first = toSpace<LocalIndex, Space>({ runs.first().begin(), runs.first().end() });
+    const auto at = toSpace<std::size_t, Space>({ runs.at().begin(), runs.at().end() });
+    const View field = truthField<View>(comps, n);
+    Kokkos::View<double*, Device> buffer("buffer", list.size() * comps);
+    const typename View::execution_space exec;
+    fieldsync::halo::packRuns(field, buffer, first, at, 0, runs.runCount(), comps, 0, exec, kind);
+    View target = truthField<View>(comps, n);
+    Kokkos::deep_copy(target, poison);
+    fieldsync::halo::unpackRuns(
+        target, buffer, first, at, 0, runs.runCount(), comps, 0, ReverseOp::Replace, exec, kind
+    );
+    Kokkos::fence();
+    const auto packed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buffer);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), target);
+    int wrong { 0 };
+    std::vector<int> listed(n, 0);
+    for (std::size_t i = 0; i < list.size(); ++i)
+    {
+        listed[static_cast<std::size_t>(list[i])] = 1;
+        for (std::size_t c = 0; c < comps; ++c)
+        {
+            wrong += packed(i * comps + c) == valueOf(globalOf(list[i]), c) ? 0 : 1;
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        for (std::size_t c = 0; c < comps; ++c)
+        {
+            const double expected =
+                listed[i] != 0 ? valueOf(globalOf(static_cast<std::int64_t>(i)), c) : poison;
+            wrong += fieldsync::halo::cellAt(host, i, c) == expected ? 0 : 1;
+        }
+    }
+    return wrong;
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE(
+    "packRuns and unpackRuns move runs of every length from 1 to 70 cells",
+    "[halo][packKernels]",
+    fieldsync_test::MemorySpaces
+)
+{
+    using Space = TestType;
+    using Device = fieldsync_test::DeviceFor<Space>;
+    for (const RunKernel kind : { RunKernel::Auto, RunKernel::Loop })
+    {
+        INFO("kind " << static_cast<int>(kind));
+        CHECK(wrongWithEveryLength<Space, Kokkos::View<double*, Device>>(1, kind) == 0);
+        for (const std::size_t comps :
+             { std::size_t { 1 }, std::size_t { 2 }, std::size_t { 3 }, std::size_t { 8 } })
+        {
+            INFO("components " << comps);
+            CHECK(
+                wrongWithEveryLength<Space, Kokkos::View<double**, Kokkos::LayoutRight, Device>>(
+                    comps, kind
+                ) == 0
+            );
+            CHECK(
+                wrongWithEveryLength<Space, Kokkos::View<double**, Kokkos::LayoutLeft, Device>>(
+                    comps, kind
+                ) == 0
+            );
+        }
+    }
 }

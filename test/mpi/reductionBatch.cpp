@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // ReductionBatch: several scalars of mixed types and ops in one allreduce, blocking and
-// non-blocking, checked against closed forms over the ranks computed on each rank.
+// non-blocking, checked against closed forms over the ranks computed on each rank, and every
+// type with every op it takes against the op applied rank by rank in the test.
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -8,8 +9,12 @@
 #include "fieldsync/mpi/reductionBatch.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 namespace fm = fieldsync::mpi;
@@ -303,4 +308,257 @@ TEST_CASE("ReductionBatch: moved with a reduction in flight", "[batch]")
     CHECK(second.inFlight());
     second.wait();
     CHECK(value == static_cast<long>(p) * (p + 1) / 2);
+}
+
+namespace
+{
+
+/** The ops a batch takes on T (doc/collectives.md). */
+template<typename T>
+std::vector<fm::ReduceOp> opsOf()
+{
+    using Op = fm::ReduceOp;
+    if constexpr (std::is_same_v<T, bool>)
+    {
+        return { Op::LAnd, Op::LOr, Op::LXor };
+    }
+    else if constexpr (std::is_floating_point_v<T>)
+    {
+        return { Op::Sum, Op::Prod, Op::Min, Op::Max };
+    }
+    else
+    {
+        return { Op::Sum, Op::Prod, Op::Min,  Op::Max, Op::LAnd,
+                 Op::LOr, Op::LXor, Op::BAnd, Op::BOr, Op::BXor };
+    }
+}
+
+/** Rank @p r's value of T for @p op: small and exact, different between ranks. */
+template<typename T>
+T contribution(fm::ReduceOp op, int r)
+{
+    using Op = fm::ReduceOp;
+    if constexpr (std::is_same_v<T, bool>)
+    {
+        // LXor: true everywhere, so that it differs from LOr on an even number of ranks
+        return op == Op::LAnd ? r != 1 : (op == Op::LOr ? r == 2 : true);
+    }
+    else
+    {
+        switch (op)
+        {
+        case Op::Sum:
+            return static_cast<T>(r * 3 + 1) / static_cast<T>(2); // halves for floats
+        case Op::Prod:
+            return static_cast<T>(r % 3 + 1);
+        case Op::Min:
+        case Op::Max:
+            return static_cast<T>((r * 5 + 2) % 7);
+        case Op::LAnd:
+            return static_cast<T>(r == 1 ? 0 : r + 1);
+        case Op::LOr:
+            return static_cast<T>(r == 2 ? 5 : 0);
+        case Op::LXor:
+            return static_cast<T>(r % 2 == 0 ? 1 : 3); // never 0: differs from LOr
+        default:                                       // the bit ops
+            return static_cast<T>((0x5A >> (r % 3)) | (r << 4));
+        }
+    }
+}
+
+/** @p a op @p b, as MPI defines the op (written here, not taken from the library). */
+template<typename T>
+T apply(fm::ReduceOp op, T a, T b)
+{
+    using Op = fm::ReduceOp;
+    const bool x = a != T {};
+    const bool y = b != T {};
+    switch (op)
+    {
+    case Op::LAnd:
+        return static_cast<T>(x && y);
+    case Op::LOr:
+        return static_cast<T>(x || y);
+    case Op::LXor:
+        return static_cast<T>(x != y);
+    case Op::Min:
+        return std::min(a, b);
+    case Op::Max:
+        return std::max(a, b);
+    default:
+        break;
+    }
+    if constexpr (std::is_same_v<T, bool>)
+    {
+        return a; // no arithmetic op is defined on bool
+    }
+    else if constexpr (std::is_floating_point_v<T>)
+    {
+        return op == Op::Sum ? static_cast<T>(a + b) : static_cast<T>(a * b);
+    }
+    else
+    {
+        switch (op)
+        {
+        case Op::Sum:
+            return static_cast<T>(a + b);
+        case Op::Prod:
+            return static_cast<T>(a * b);
+        case Op::BAnd:
+            return static_cast<T>(a & b);
+        case Op::BOr:
+            return static_cast<T>(a | b);
+        default:
+            return static_cast<T>(a ^ b);
+        }
+    }
+}
+
+/** One entry per op T takes: the variables (stable addresses) and their ops. */
+template<typename T>
+struct Entries
+{
+    std::vector<fm::ReduceOp> ops { opsOf<T>() };     /**< one per variable */
+    std::deque<T> values = std::deque<T>(ops.size()); /**< the variables (not vector<bool>) */
+
+    /** Sets rank @p r's values. */
+    void fill(int r)
+    {
+        for (std::size_t i = 0; i < ops.size(); ++i)
+        {
+            values[i] = contribution<T>(ops[i], r);
+        }
+    }
+
+    /** Adds entry @p i to @p batch if there is one; true if there was. */
+    bool addTo(fm::ReductionBatch& batch, std::size_t i)
+    {
+        if (i >= ops.size())
+        {
+            return false;
+        }
+        batch.add(values[i], ops[i]);
+        return true;
+    }
+
+    /** The wrong values after a reduction over @p p ranks. */
+    int wrong(int p) const
+    {
+        int count { 0 };
+        for (std::size_t i = 0; i < ops.size(); ++i)
+        {
+            T expected = contribution<T>(ops[i], 0);
+            for (int q = 1; q < p; ++q)
+            {
+                expected = apply<T>(ops[i], expected, contribution<T>(ops[i], q));
+            }
+            INFO("type " << typeid(T).name() << ", op " << fm::toString(ops[i]));
+            CHECK(values[i] == expected);
+            count += values[i] == expected ? 0 : 1;
+        }
+        return count;
+    }
+};
+
+/** Every type a batch takes, each with every op it takes. */
+struct EveryPair
+{
+    Entries<int> ints;                   /**< int */
+    Entries<unsigned> uints;             /**< unsigned */
+    Entries<long> longs;                 /**< long */
+    Entries<unsigned long> ulongs;       /**< unsigned long */
+    Entries<long long> llongs;           /**< long long */
+    Entries<unsigned long long> ullongs; /**< unsigned long long */
+    Entries<float> floats;               /**< float */
+    Entries<double> doubles;             /**< double */
+    Entries<bool> bools;                 /**< bool */
+
+    /** Calls @p f on each type's entries. */
+    template<typename F>
+    void each(F&& f)
+    {
+        f(ints);
+        f(uints);
+        f(longs);
+        f(ulongs);
+        f(llongs);
+        f(ullongs);
+        f(floats);
+        f(doubles);
+        f(bools);
+    }
+};
+
+} // namespace
+
+TEST_CASE("ReductionBatch: every type with every op it takes, in one batch", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    EveryPair pairs;
+    fm::ReductionBatch batch(env.comm());
+    // added op by op across the types, so the layout regroups them (the wire order differs)
+    for (std::size_t i = 0; i < 10; ++i)
+    {
+        pairs.each([&](auto& entries) { entries.addTo(batch, i); });
+    }
+    CHECK(batch.size() == 6 * 10 + 2 * 4 + 3);
+    int wrong { 0 };
+    pairs.each([&](auto& entries) { entries.fill(env.rank()); });
+    batch.run();
+    pairs.each([&](const auto& entries) { wrong += entries.wrong(p); });
+    pairs.each([&](auto& entries) { entries.fill(env.rank()); });
+    batch.start();
+    batch.wait();
+    pairs.each([&](const auto& entries) { wrong += entries.wrong(p); });
+    CHECK(wrong == 0);
+}
+
+TEST_CASE("ReductionBatch: a blocking run while another batch is in flight", "[batch]")
+{
+    // the op finds the running batch's layout without the registry, and any other batch's (one
+    // that MPI progresses during the blocking call) in the registry
+    const fm::MPIEnvironment env;
+    const int p = env.sizeRank();
+    const int r = env.rank();
+    double sumA { 0 };
+    int maxA { 0 };
+    long sumB { 0 };
+    float minB { 0 };
+    bool anyB { false };
+    fm::ReductionBatch a(env.comm());
+    a.add(sumA, fm::ReduceOp::Sum).add(maxA, fm::ReduceOp::Max);
+    fm::ReductionBatch b(env.comm());
+    b.add(minB, fm::ReduceOp::Min).add(sumB, fm::ReduceOp::Sum).add(anyB, fm::ReduceOp::LOr);
+    const auto fill = [&]
+    {
+        sumA = 0.5 * r;
+        maxA = (r * 3) % 4;
+        sumB = 10L * r + 1;
+        minB = 4.0f - static_cast<float>(r);
+        anyB = r == p - 1;
+    };
+    const auto check = [&]
+    {
+        int largest { 0 };
+        for (int q = 0; q < p; ++q)
+        {
+            largest = std::max(largest, (q * 3) % 4);
+        }
+        CHECK(sumA == 0.25 * p * (p - 1));
+        CHECK(maxA == largest);
+        CHECK(sumB == 5L * p * (p - 1) + p);
+        CHECK(minB == 4.0f - static_cast<float>(p - 1));
+        CHECK(anyB);
+    };
+    for (int round = 0; round < 4; ++round)
+    {
+        fill();
+        fm::ReductionBatch& started = round % 2 == 0 ? a : b;
+        fm::ReductionBatch& blocking = round % 2 == 0 ? b : a;
+        started.start();
+        blocking.run();
+        started.wait();
+        check();
+    }
 }

@@ -20,11 +20,12 @@ namespace fieldsync::halo
  * the map's flat index array hold cells first()[r], first()[r] + 1, ... Runs never cross from one
  * neighbour to the next: neighbour k's runs are [runBegin(k), runEnd(k)), and at()[runBegin(k)]
  * is the map's offsets()[k]. Runs longer than @p maxRun cells are split, so that a GPU kernel
- * with a team per run keeps its teams evenly loaded (the host copies each piece with memcpy).
+ * with a team per run keeps its teams evenly loaded (the host copies each piece as one run).
  *
  * A list is packed by runs (usesRuns()) when its mean run length, before splitting, is at least
- * runsFrom cells: each run is then one copy (memcpy on synchronous host spaces, one kernel over
- * (run, element) elsewhere) instead of a gather through the index list.
+ * runsFrom cells: each run is then one copy (fixed-size blocks, halo::copyRuns(), on synchronous
+ * host spaces, one kernel over (run, element) elsewhere) instead of a gather through the index
+ * list.
  */
 class IndexRuns
 {

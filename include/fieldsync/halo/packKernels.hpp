@@ -276,33 +276,108 @@ void unpack(
     );
 }
 
-/**
- * @brief Copies @p n values from @p from to @p to on the host: a plain loop for short runs (a
- * library memcpy call costs more than copying a few cache lines), std::memcpy for long ones.
- */
-template<typename T>
-inline void copyRun(T* __restrict to, const T* __restrict from, std::size_t n)
+/** @brief Copies @p N bytes as one fixed-size copy (register loads and stores, no call). */
+template<std::size_t N>
+inline void copyBlock(std::byte* to, const std::byte* from) noexcept
 {
-    constexpr std::size_t loopBelow { 256 / sizeof(T) + 1 };
-    if (n < loopBelow)
-    {
-        for (std::size_t j = 0; j < n; ++j)
-        {
-            to[j] = from[j];
-        }
-        return;
-    }
-    std::memcpy(to, from, n * sizeof(T));
+    std::memcpy(to, from, N);
+}
+
+/** @brief Copies @p bytes bytes, @p N <= bytes <= 2 N, as a head and a tail block of @p N
+ * bytes that overlap in the middle (every length of the class takes the same two copies). */
+template<std::size_t N>
+inline void copyHeadTail(std::byte* to, const std::byte* from, std::size_t bytes) noexcept
+{
+    copyBlock<N>(to, from);
+    copyBlock<N>(to + bytes - N, from + bytes - N);
 }
 
 /**
- * @brief How the runs kernels (packRuns(), unpackRuns()) run: Auto picks std::memcpy per run on
- * synchronous host spaces where the field's rows and the buffer are contiguous, else Teams on a
- * GPU and Loop elsewhere; Loop and Teams force that kernel (tests run both on the host).
+ * @brief Copies @p bytes bytes between two buffers that do not overlap, sized for the short runs
+ * of a halo list: no loop over single values, but a head and a tail block of the largest of 1, 2,
+ * 4, 8, 16, 32 or 64 bytes that fits (copyHeadTail()), 64-byte blocks before them from 129
+ * bytes, std::memcpy from 512 bytes. Writes only [to, to + bytes).
+ */
+inline void
+copyBytes(std::byte* __restrict to, const std::byte* __restrict from, std::size_t bytes) noexcept
+{
+    constexpr std::size_t memcpyFrom { 512 };
+    if (bytes > 64)
+    {
+        if (bytes >= memcpyFrom)
+        {
+            std::memcpy(to, from, bytes);
+            return;
+        }
+        std::size_t i { 0 };
+        for (; i + 128 < bytes; i += 64)
+        {
+            copyBlock<64>(to + i, from + i);
+        }
+        copyHeadTail<64>(to + i, from + i, bytes - i);
+    }
+    else if (bytes >= 32)
+    {
+        copyHeadTail<32>(to, from, bytes);
+    }
+    else if (bytes >= 16)
+    {
+        copyHeadTail<16>(to, from, bytes);
+    }
+    else if (bytes >= 8)
+    {
+        copyHeadTail<8>(to, from, bytes);
+    }
+    else if (bytes >= 4)
+    {
+        copyHeadTail<4>(to, from, bytes);
+    }
+    else if (bytes >= 2)
+    {
+        copyHeadTail<2>(to, from, bytes);
+    }
+    else if (bytes == 1)
+    {
+        copyBlock<1>(to, from);
+    }
+}
+
+/**
+ * @brief Copies @p n values from @p from to @p to on the host with copyBytes(): a loop over the
+ * values (its trip count different from run to run) or a library call per short run costs
+ * more than the copy.
+ */
+template<typename T>
+inline void copyRun(T* __restrict to, const T* __restrict from, std::size_t n) noexcept
+{
+    static_assert(std::is_trivially_copyable_v<T>, "halo fields hold trivially copyable values");
+    copyBytes(
+        reinterpret_cast<std::byte*>(to), reinterpret_cast<const std::byte*>(from), n * sizeof(T)
+    );
+}
+
+/**
+ * @brief Asks the host to fetch the cache line at @p address ahead of its use; nothing where the
+ * compiler has no prefetch. A hint: it never faults, so the address may lie past the data.
+ */
+inline void prefetchLine(const void* address) noexcept
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(address);
+#else
+    (void)address;
+#endif
+}
+
+/**
+ * @brief How the runs kernels (packRuns(), unpackRuns()) run: Auto picks a copy per run
+ * (copyRuns()) on synchronous host spaces where the field's rows and the buffer are contiguous,
+ * else Teams on a GPU and Loop elsewhere; Loop and Teams force that kernel (tests run both on the
+ * host).
  */
 enum class RunKernel
 {
-    Auto,  /**< memcpy where possible, else Teams on a GPU and Loop on the host */
+    Auto,  /**< a copy per run where possible, else Teams on a GPU and Loop on the host */
     Loop,  /**< one thread per run, a loop over its cells and components */
     Teams, /**< a team per run, its threads over the run's (cell, component) pairs */
 };
@@ -422,35 +497,70 @@ bool copiesRunsOnHost(const V& field, std::size_t stride, RunKernel kind)
 }
 
 /**
- * @brief Copies the runs [runBegin, runEnd) between @p field and @p buffer on the host (into the
- * buffer when @p toBuffer, else into the field), where copiesRunsOnHost() says so.
+ * @brief copyRuns() on raw pointers, into the buffer when @p ToBuffer: @p cells the field's
+ * values, @p values the buffer's, @p PerCell values per cell (or @p perCell where @p PerCell is 0;
+ * a constant lets one component compute addresses and lengths without multiplications).
  */
-template<typename V, typename B, typename R, typename P>
+template<bool ToBuffer, std::size_t PerCell, typename F, typename T, typename I, typename P>
+void copyRunsOf(
+    F* __restrict cells,
+    T* __restrict values,
+    const I* __restrict first,
+    const P* __restrict at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t perCell
+)
+{
+    const std::size_t comps = PerCell != 0 ? PerCell : perCell;
+    // the runs lie scattered over the field: fetch the field's line of the run `ahead` runs on
+    // while this one is copied, so that the misses of several runs overlap
+    constexpr std::size_t ahead { 8 };
+    for (std::size_t r = runBegin; r < runEnd; ++r)
+    {
+        const std::size_t next = r + ahead < runEnd ? r + ahead : r;
+        prefetchLine(cells + static_cast<std::size_t>(first[next]) * comps);
+        F* const run = cells + static_cast<std::size_t>(first[r]) * comps;
+        T* const packed = values + static_cast<std::size_t>(at[r]) * comps;
+        const std::size_t n = static_cast<std::size_t>(at[r + 1] - at[r]) * comps;
+        if constexpr (ToBuffer)
+        {
+            copyRun(packed, run, n);
+        }
+        else
+        {
+            copyRun(run, packed, n);
+        }
+    }
+}
+
+/**
+ * @brief Copies the runs [runBegin, runEnd) between @p field and @p buffer on the host (into the
+ * buffer when @p ToBuffer, else into the field), where copiesRunsOnHost() says so. The views'
+ * pointers are taken once: the copies' stores could otherwise alias the views, which the loop
+ * would then read again after every run.
+ */
+template<bool ToBuffer, typename V, typename B, typename R, typename P>
 void copyRuns(
     const V& field,
     const B& buffer,
     const R& first,
     const P& at,
     std::size_t runBegin,
-    std::size_t runEnd,
-    bool toBuffer
+    std::size_t runEnd
 )
 {
     const std::size_t comps = componentsOf(field);
-    for (std::size_t r = runBegin; r < runEnd; ++r)
+    if (comps == 1)
     {
-        auto* cells = field.data() + static_cast<std::size_t>(first(r)) * comps;
-        auto* values = buffer.data() + at(r) * comps;
-        const std::size_t n = (at(r + 1) - at(r)) * comps;
-        if (toBuffer)
-        {
-            copyRun(values, cells, n);
-        }
-        else
-        {
-            copyRun(cells, values, n);
-        }
+        copyRunsOf<ToBuffer, 1>(
+            field.data(), buffer.data(), first.data(), at.data(), runBegin, runEnd, 1
+        );
+        return;
     }
+    copyRunsOf<ToBuffer, 0>(
+        field.data(), buffer.data(), first.data(), at.data(), runBegin, runEnd, comps
+    );
 }
 
 /**
@@ -480,7 +590,7 @@ void packRuns(
 {
     if (copiesRunsOnHost<Exec>(field, stride, kind))
     {
-        copyRuns(field, buffer, first, at, runBegin, runEnd, true);
+        copyRuns<true>(field, buffer, first, at, runBegin, runEnd);
         return;
     }
     forEachRunElement(
@@ -526,7 +636,7 @@ void unpackRuns(
 {
     if (op == ReverseOp::Replace && copiesRunsOnHost<Exec>(field, stride, kind))
     {
-        copyRuns(field, buffer, first, at, runBegin, runEnd, false);
+        copyRuns<false>(field, buffer, first, at, runBegin, runEnd);
         return;
     }
     forEachRunElement(

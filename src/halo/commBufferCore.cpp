@@ -334,7 +334,7 @@ CommBufferCore::post(char* base, int tag, const std::source_location& where)
     postedValid_ = true;
 }
 
-void CommBufferCore::send(int tag, std::source_location where)
+[[gnu::hot]] void CommBufferCore::send(int tag, std::source_location where)
 {
     requireState(BufferState::Claimed, "send", where);
     if (staging_)
@@ -346,7 +346,7 @@ void CommBufferCore::send(int tag, std::source_location where)
     state_ = BufferState::InFlight;
 }
 
-void CommBufferCore::receive(int tag, std::source_location where)
+[[gnu::hot]] void CommBufferCore::receive(int tag, std::source_location where)
 {
     requireState(BufferState::Claimed, "receive", where);
     isSend_ = false;
@@ -382,7 +382,7 @@ void CommBufferCore::gatherMessages(char* base, const std::source_location& wher
     layoutChanged_ = false;
 }
 
-bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
+[[gnu::hot]] bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
 {
     if (state_ == BufferState::Complete)
     {
@@ -410,7 +410,7 @@ bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
     return true;
 }
 
-std::optional<bool>
+[[gnu::hot]] std::optional<bool>
 CommBufferCore::completeTogether(CommBufferCore& sends, const std::source_location& where)
 {
     std::optional<bool> done;

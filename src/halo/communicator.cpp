@@ -289,7 +289,8 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     return done;
 }
 
-std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
+[[gnu::hot]] std::int64_t
+CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
     const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
     const auto startTime = stamp();
@@ -469,12 +470,13 @@ CommunicatorState& Communicator::state(const std::source_location& where) const
     return *state_;
 }
 
-void Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+[[gnu::hot]] void
+Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     state(key.where()).start(fields, key, reverse, op);
 }
 
-void Communicator::finish(
+[[gnu::hot]] void Communicator::finish(
     const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where
 )
 {

@@ -37,7 +37,7 @@ DuplexBuffer::DuplexBuffer(
 {
 }
 
-void DuplexBuffer::initComm(
+[[gnu::hot]] void DuplexBuffer::initComm(
     std::string_view name,
     const std::type_info& type,
     std::size_t entryBytes,
@@ -71,7 +71,7 @@ void DuplexBuffer::setTransports(
     receive_.setTransport(std::move(receive), where);
 }
 
-void DuplexBuffer::startReceives(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::startReceives(const std::source_location& where)
 {
     if (receive_.state() != BufferState::Claimed)
     {
@@ -87,7 +87,7 @@ void DuplexBuffer::startReceives(const std::source_location& where)
     receive_.receive(tag_, where);
 }
 
-void DuplexBuffer::startSends(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::startSends(const std::source_location& where)
 {
     if (send_.state() != BufferState::Claimed)
     {
@@ -121,13 +121,13 @@ void DuplexBuffer::startSends(const std::source_location& where)
     return receive_.complete(true, where) && sent;
 }
 
-bool DuplexBuffer::isComplete(const std::source_location& where)
+[[gnu::hot]] bool DuplexBuffer::isComplete(const std::source_location& where)
 {
     checkStarted("isComplete", where);
     return testHalves(where);
 }
 
-void DuplexBuffer::waitComplete(
+[[gnu::hot]] void DuplexBuffer::waitComplete(
     std::string_view what, const std::source_location& where, const std::function<void()>& listen
 )
 {
@@ -222,7 +222,7 @@ void DuplexBuffer::failStarted(std::string_view call, const std::source_location
     );
 }
 
-void DuplexBuffer::copySelf(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::copySelf(const std::source_location& where)
 {
     const int self = send_.myRank();
     const int ks = send_.selfSlot();

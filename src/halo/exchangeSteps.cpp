@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
 // run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
-// markStarted; finish = checkSameFields, wait, unpackReceives, release.
+// markStarted; finish = checkSameFields, wait, unpackReceives, release. The functions an
+// exchange's usual path calls, here and in the buffers and the back end, are [[gnu::hot]]: GCC
+// places them together, in a few pages instead of spread over the library (doc/performance.md).
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -93,7 +95,8 @@ RunRange runRange(
 }
 } // namespace
 
-void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+[[gnu::hot]] void
+CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     try
     {
@@ -392,7 +395,7 @@ void CommunicatorState::abandon(
     stats.postSeconds += ticksBetween(startTime, stamp()) - packTicks;
 }
 
-void CommunicatorState::finish(
+[[gnu::hot]] void CommunicatorState::finish(
     const Fields& fields, Exchange& exchange, const std::source_location& where
 )
 {

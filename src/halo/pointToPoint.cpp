@@ -61,7 +61,7 @@ public:
     PointToPoint(PointToPoint&&) = delete;
     PointToPoint& operator=(PointToPoint&&) = delete;
 
-    void post(
+    [[gnu::hot]] void post(
         std::span<const Message> messages,
         int tag,
         bool persistent,
@@ -90,7 +90,7 @@ public:
         }
     }
 
-    bool test(std::string_view name, const std::source_location& where) override
+    [[gnu::hot]] bool test(std::string_view name, const std::source_location& where) override
     {
         const std::span<MPI_Request> mine = requests();
         if (mine.empty())
@@ -103,7 +103,7 @@ public:
         );
     }
 
-    std::optional<bool> testTogether(
+    [[gnu::hot]] std::optional<bool> testTogether(
         Transport& sends, std::string_view name, const std::source_location& where
     ) override
     {

@@ -8,30 +8,8 @@
 namespace fieldsync
 {
 
-namespace
+std::int64_t steadyTicks() noexcept
 {
-#if defined(__x86_64__)
-// the time-stamp counter (GNU inline assembly: no intrinsics header, which nvcc may reject)
-inline std::uint64_t readTsc() noexcept
-{
-    std::uint32_t low { 0 };
-    std::uint32_t high { 0 };
-    asm volatile("rdtsc" : "=a"(low), "=d"(high));
-    return (static_cast<std::uint64_t>(high) << 32U) | low;
-}
-#endif
-} // namespace
-
-std::int64_t telemetryTicks(bool tsc) noexcept
-{
-#if defined(__x86_64__)
-    if (tsc)
-    {
-        return static_cast<std::int64_t>(readTsc());
-    }
-#else
-    (void)tsc;
-#endif
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch()
     )

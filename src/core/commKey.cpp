@@ -48,31 +48,18 @@ CommKey::CommKey(std::string_view name, std::source_location where)
 {
 }
 
-const std::string& CommKey::name() const
+void CommKey::nameSite() const
 {
-    if (callSite_ && name_.empty())
-    {
-        name_ = toString(where_);
-    }
-    return name_;
+    name_ = toString(where_);
 }
 
-bool operator==(const CommKey& a, const CommKey& b)
+bool CommKey::equalNames(const CommKey& a, const CommKey& b)
 {
-    if (a.hash_ != b.hash_)
-    {
-        return false;
-    }
     if (a.callSite_ && b.callSite_)
     {
-        // one call site gives one file-name literal: compare the pointers before the text
+        // one file in two literals (another translation unit): compare the text
         return a.where_.line() == b.where_.line() &&
-               (a.where_.file_name() == b.where_.file_name() ||
-                std::strcmp(a.where_.file_name(), b.where_.file_name()) == 0);
-    }
-    if (!a.callSite_ && !b.callSite_)
-    {
-        return a.name_ == b.name_;
+               std::strcmp(a.where_.file_name(), b.where_.file_name()) == 0;
     }
     return a.name() == b.name();
 }

@@ -88,7 +88,7 @@ private:
         return !e.claimed && e.space == &space && e.reverse == reverse && e.backEnd == backEnd;
     }
 
-    std::deque<Entry> entries_; /**< the buffers */
+    std::vector<Entry> entries_; /**< the buffers (each on the heap: an entry may move) */
 };
 
 /** @brief The runs of one map in one memory space (IndexRuns' arrays). */

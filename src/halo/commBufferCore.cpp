@@ -311,27 +311,8 @@ CommBufferCore::slice(int rank, const std::type_info& type, const std::source_lo
     return { storage_ + byteOffsets_[uk], bytesOf(uk) };
 }
 
-void CommBufferCore::send(int tag, std::source_location where)
-{
-    requireState(BufferState::Claimed, "send", where);
-    if (staging_)
-    {
-        stageToHost();
-    }
-    isSend_ = true;
-    post(staging_ ? hostStaging() : storage_, tag, where);
-    state_ = BufferState::InFlight;
-}
-
-void CommBufferCore::receive(int tag, std::source_location where)
-{
-    requireState(BufferState::Claimed, "receive", where);
-    isSend_ = false;
-    post(staging_ ? hostStaging() : storage_, tag, where);
-    state_ = BufferState::InFlight;
-}
-
-void CommBufferCore::post(char* base, int tag, const std::source_location& where)
+[[gnu::always_inline]] inline void
+CommBufferCore::post(char* base, int tag, const std::source_location& where)
 {
     // the usual post repeats the last one (same peers, sizes, memory): the transport is told so,
     // and neither side gathers nor compares the messages again
@@ -351,6 +332,26 @@ void CommBufferCore::post(char* base, int tag, const std::source_location& where
     postedValid_ = false; // until the transport has taken the messages
     transport_->post(messages_, tag, persistent_, unchanged, where);
     postedValid_ = true;
+}
+
+[[gnu::hot]] void CommBufferCore::send(int tag, std::source_location where)
+{
+    requireState(BufferState::Claimed, "send", where);
+    if (staging_)
+    {
+        stageToHost();
+    }
+    isSend_ = true;
+    post(staging_ ? hostStaging() : storage_, tag, where);
+    state_ = BufferState::InFlight;
+}
+
+[[gnu::hot]] void CommBufferCore::receive(int tag, std::source_location where)
+{
+    requireState(BufferState::Claimed, "receive", where);
+    isSend_ = false;
+    post(staging_ ? hostStaging() : storage_, tag, where);
+    state_ = BufferState::InFlight;
 }
 
 void CommBufferCore::gatherMessages(char* base, const std::source_location& where)
@@ -381,7 +382,7 @@ void CommBufferCore::gatherMessages(char* base, const std::source_location& wher
     layoutChanged_ = false;
 }
 
-bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
+[[gnu::hot]] bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
 {
     if (state_ == BufferState::Complete)
     {
@@ -409,14 +410,30 @@ bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
     return true;
 }
 
-void CommBufferCore::finaliseComm(std::source_location where)
+[[gnu::hot]] std::optional<bool>
+CommBufferCore::completeTogether(CommBufferCore& sends, const std::source_location& where)
 {
-    if (state_ == BufferState::InFlight)
+    std::optional<bool> done;
+    try
     {
-        requireState(BufferState::Complete, "finaliseComm", where);
+        done = transport_->testTogether(*sends.transport_, name_, where); // in flight: claimed
     }
-    state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
-    type_ = nullptr;
+    catch (const Error&)
+    {
+        state_ = BufferState::Complete; // as complete(): the receives are done, the sends go on
+        failed_ = true;
+        throw;
+    }
+    if (done.value_or(false))
+    {
+        if (staging_)
+        {
+            stageFromHost();
+        }
+        state_ = BufferState::Complete;
+        sends.state_ = BufferState::Complete;
+    }
+    return done;
 }
 
 std::string CommBufferCore::describePending(const std::source_location& where)

@@ -165,11 +165,6 @@ void CommunicatorState::drainOwnTags() noexcept
     }
 }
 
-std::int64_t CommunicatorState::stamp() const noexcept
-{
-    return timing_ ? telemetryTicks(tsc_) : 0;
-}
-
 std::string CommunicatorState::describeInFlight() const
 {
     std::string text;
@@ -185,12 +180,8 @@ std::string CommunicatorState::describeInFlight() const
     return text.empty() ? std::string(" none") : text;
 }
 
-Exchange& CommunicatorState::byKey(const CommKey& key, bool reverse)
+Exchange& CommunicatorState::searchKey(const CommKey& key, bool reverse)
 {
-    if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
-    {
-        return *last_;
-    }
     for (auto& exchange : exchanges_)
     {
         if (exchange.inFlight && exchange.reverse == reverse && exchange.key == key)
@@ -298,7 +289,8 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     return done;
 }
 
-void CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
+[[gnu::hot]] std::int64_t
+CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
     const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
     const auto startTime = stamp();
@@ -309,16 +301,9 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
         {
             checkedWait(exchange, where);
         }
-        else
+        else if (DuplexBuffer& buffer = pool_[exchange.buffer]; !buffer.isComplete(where))
         {
-            // one reference captured, so the std::function holds it without allocating
-            const auto listenHere = [this, &exchange, &where]
-            {
-                listen(exchange, where);
-            };
-            pool_[exchange.buffer].waitComplete(
-                exchange.key.name(), where, [&listenHere] { listenHere(); }
-            );
+            waitLoop(exchange, buffer, where); // the usual exchange is done at its first test
         }
     }
     catch (const Error&)
@@ -333,7 +318,21 @@ void CommunicatorState::wait(Exchange& exchange, const std::source_location& whe
         // late rank reaches its own time-out
         throw;
     }
-    exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
+    const auto endTime = stamp();
+    exchange.stats.waitSeconds += ticksBetween(startTime, endTime);
+    return endTime;
+}
+
+void CommunicatorState::waitLoop(
+    Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where
+)
+{
+    // one reference captured, so the std::function holds it without allocating
+    const auto listenHere = [this, &exchange, &where]
+    {
+        listen(exchange, where);
+    };
+    buffer.waitComplete(exchange.key.name(), where, [&listenHere] { listenHere(); });
 }
 
 void CommunicatorState::releaseAfterFailure(Exchange& exchange, const std::source_location& where)
@@ -471,16 +470,17 @@ CommunicatorState& Communicator::state(const std::source_location& where) const
     return *state_;
 }
 
-void Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+[[gnu::hot]] void
+Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     state(key.where()).start(fields, key, reverse, op);
 }
 
-void Communicator::finish(
+[[gnu::hot]] void Communicator::finish(
     const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where
 )
 {
-    CommunicatorState& s = state(where);
+    CommunicatorState& s = state_ != nullptr ? *state_ : state(where);
     Exchange& exchange =
         key != nullptr
             ? s.byKey(*key, reverse)

@@ -8,6 +8,7 @@
 #include "exchangeContext.hpp"
 #include "noticeBox.hpp"
 
+#include "fieldsync/core/clock.hpp"
 #include "fieldsync/halo/communicator.hpp"
 
 #include <deque>
@@ -253,7 +254,20 @@ public:
     /** @brief Unpacks what did not arrive in place; returns whether anything was unpacked. */
     bool unpackReceives(const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields);
     /** @brief Frees the exchange's buffer; the exchange is no longer in flight. */
-    void release(Exchange& exchange);
+    void release(Exchange& exchange) noexcept
+    {
+        if (exchange.buffer != Exchange::npos)
+        {
+            pool_.release(exchange.buffer);
+        }
+        exchange.buffer = Exchange::npos;
+        if (exchange.keeper != nullptr)
+        {
+            exchange.keeper->drop(); // MPI is done with the fields
+        }
+        inFlight_ -= exchange.inFlight ? 1 : 0;
+        exchange.inFlight = false;
+    }
 
     // --- test and wait (communicator.cpp) ---
     /**
@@ -265,14 +279,32 @@ public:
     bool test(Exchange& exchange, const std::source_location& where);
     /** @brief One test of every exchange in flight; whether all have completed. */
     bool progress(const std::source_location& where);
-    /** @brief Waits for @p exchange (releases it after a failed receive). */
-    void wait(Exchange& exchange, const std::source_location& where);
+    /**
+     * @brief Waits for @p exchange (releases it after a failed receive); returns the telemetry
+     * stamp taken at its end (the start of the unpack).
+     */
+    std::int64_t wait(Exchange& exchange, const std::source_location& where);
+    /**
+     * @brief wait() past a first test that found @p exchange incomplete: the one wait, with the
+     * listener for peers' notices (built only here).
+     */
+    void waitLoop(Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where);
     /** @brief After an Error from a test or wait: releases a failed exchange. */
     void releaseAfterFailure(Exchange& exchange, const std::source_location& where);
 
     // --- lookups (communicator.cpp) ---
-    /** @brief The exchange of @p key in flight. */
-    Exchange& byKey(const CommKey& key, bool reverse);
+    /** @brief The exchange of @p key in flight: the key started last without a search. */
+    Exchange& byKey(const CommKey& key, bool reverse)
+    {
+        if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
+            [[likely]]
+        {
+            return *last_;
+        }
+        return searchKey(key, reverse);
+    }
+    /** @brief byKey's search of every exchange (an Error when none is in flight). */
+    Exchange& searchKey(const CommKey& key, bool reverse);
     /** @brief The one exchange in flight holding the field at @p data. */
     Exchange&
     byField(const void* data, const std::source_location& where, std::optional<bool> reverse);
@@ -281,7 +313,7 @@ public:
     /** @brief The wait policy in force. */
     const mpi::WaitPolicy& policy() const noexcept { return policy_ ? *policy_ : envPolicy_; }
     /** @brief A telemetry stamp (0 when timing is off). */
-    std::int64_t stamp() const noexcept;
+    std::int64_t stamp() const noexcept { return timing_ ? telemetryTicks(tsc_) : 0; }
     /**
      * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
      * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange

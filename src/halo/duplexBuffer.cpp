@@ -37,7 +37,7 @@ DuplexBuffer::DuplexBuffer(
 {
 }
 
-void DuplexBuffer::initComm(
+[[gnu::hot]] void DuplexBuffer::initComm(
     std::string_view name,
     const std::type_info& type,
     std::size_t entryBytes,
@@ -66,20 +66,28 @@ void DuplexBuffer::setTransports(
     const std::source_location& where
 )
 {
+    together_ = false;
     send_.setTransport(std::move(send), where);
     receive_.setTransport(std::move(receive), where);
 }
 
-void DuplexBuffer::startReceives(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::startReceives(const std::source_location& where)
 {
     if (receive_.state() != BufferState::Claimed)
     {
         failState("startComm", receive_.state(), where);
     }
+    if (!receive_.hasTransport() && !send_.hasTransport() && comm_ != MPI_COMM_NULL)
+    {
+        // no back end set: point-to-point, both directions' requests in one array (testHalves)
+        auto [send, receive] = makePointToPointPair(comm_);
+        setTransports(std::move(send), std::move(receive), where);
+        together_ = true;
+    }
     receive_.receive(tag_, where);
 }
 
-void DuplexBuffer::startSends(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::startSends(const std::source_location& where)
 {
     if (send_.state() != BufferState::Claimed)
     {
@@ -89,27 +97,37 @@ void DuplexBuffer::startSends(const std::source_location& where)
     send_.send(tag_, where);
 }
 
-bool DuplexBuffer::testHalves(const std::source_location& where)
+[[gnu::always_inline]] inline bool DuplexBuffer::testHalves(const std::source_location& where)
 {
     if (faultHappens(&FaultSettings::order)) // fault injection: the receives are tested first
     {
         const bool received = receive_.complete(true, where);
         return send_.complete(false, where) && received;
     }
-    // Sends first, and both halves every time: the sends are usually done while the receives
-    // are still awaited, so once the last message lands one MPI test (of the receives) is left
-    // on the critical path, not two. A completed half answers from its state, without MPI.
+    // Both directions in one MPI test where the back end keeps them together (point-to-point):
+    // one call into MPI and one progress of its engine per test, as MPI_Waitall would do
+    if (together_ && send_.state() == BufferState::InFlight &&
+        receive_.state() == BufferState::InFlight)
+    {
+        if (const std::optional<bool> both = receive_.completeTogether(send_, where))
+        {
+            return *both;
+        }
+    }
+    // Otherwise sends first, and both halves every time: the sends are usually done while the
+    // receives are still awaited, so once the last message lands one MPI test (of the
+    // receives) is left on the critical path, not two. A completed half answers from its state.
     const bool sent = send_.complete(false, where);
     return receive_.complete(true, where) && sent;
 }
 
-bool DuplexBuffer::isComplete(const std::source_location& where)
+[[gnu::hot]] bool DuplexBuffer::isComplete(const std::source_location& where)
 {
     checkStarted("isComplete", where);
     return testHalves(where);
 }
 
-void DuplexBuffer::waitComplete(
+[[gnu::hot]] void DuplexBuffer::waitComplete(
     std::string_view what, const std::source_location& where, const std::function<void()>& listen
 )
 {
@@ -147,7 +165,7 @@ void DuplexBuffer::checkReceived(const std::source_location& where) const
     }
 }
 
-void DuplexBuffer::finaliseComm(const std::source_location& where)
+void DuplexBuffer::checkFinalise(const std::source_location& where) const
 {
     if (send_.state() == BufferState::InFlight || receive_.state() == BufferState::InFlight)
     {
@@ -161,8 +179,6 @@ void DuplexBuffer::finaliseComm(const std::source_location& where)
     {
         throw Error("communication buffer: finaliseComm on a buffer that is not claimed", where);
     }
-    send_.finaliseComm(where);
-    receive_.finaliseComm(where);
 }
 
 bool DuplexBuffer::releaseAfterFailure(std::string_view what, const std::source_location& where)
@@ -177,15 +193,6 @@ bool DuplexBuffer::releaseAfterFailure(std::string_view what, const std::source_
     }
     finaliseComm(where);
     return true;
-}
-
-mpi::WaitPolicy DuplexBuffer::policy()
-{
-    if (!policy_)
-    {
-        policy_ = mpi::WaitPolicy::fromEnvironment();
-    }
-    return *policy_;
 }
 
 void DuplexBuffer::failState(
@@ -206,20 +213,16 @@ void DuplexBuffer::checkNotStarted(std::string_view call, const std::source_loca
     }
 }
 
-void DuplexBuffer::checkStarted(std::string_view call, const std::source_location& where) const
+void DuplexBuffer::failStarted(std::string_view call, const std::source_location& where) const
 {
-    if (send_.state() == BufferState::Free || send_.state() == BufferState::Claimed ||
-        receive_.state() == BufferState::Claimed)
-    {
-        throw Error(
-            "communication buffer '" + name() + "': " + std::string(call) +
-                " before startComm (state " + toString(send_.state()) + ")",
-            where
-        );
-    }
+    throw Error(
+        "communication buffer '" + name() + "': " + std::string(call) +
+            " before startComm (state " + toString(send_.state()) + ")",
+        where
+    );
 }
 
-void DuplexBuffer::copySelf(const std::source_location& where)
+[[gnu::hot]] void DuplexBuffer::copySelf(const std::source_location& where)
 {
     const int self = send_.myRank();
     const int ks = send_.selfSlot();

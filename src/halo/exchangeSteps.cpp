@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
 // run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
-// markStarted; finish = checkSameFields, wait, unpackReceives, release.
+// markStarted; finish = checkSameFields, wait, unpackReceives, release. The functions an
+// exchange's usual path calls, here and in the buffers and the back end, are [[gnu::hot]]: GCC
+// places them together, in a few pages instead of spread over the library (doc/performance.md).
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -26,16 +28,7 @@ std::size_t nonEmpty(const RankSimplexCommMap& map) noexcept
 /** @brief Whether some non-empty neighbour of @p map does not go in place in @p half. */
 bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map) noexcept
 {
-    if (map.totalSize() == 0)
-    {
-        return false;
-    }
-    std::size_t direct { 0 };
-    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
-    {
-        direct += half.isDirect(k) ? 1 : 0;
-    }
-    return !half.anyDirect() || direct < nonEmpty(map);
+    return map.totalSize() > 0 && (!half.anyDirect() || half.directCount() < nonEmpty(map));
 }
 
 /**
@@ -102,7 +95,8 @@ RunRange runRange(
 }
 } // namespace
 
-void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+[[gnu::hot]] void
+CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     try
     {
@@ -401,18 +395,18 @@ void CommunicatorState::abandon(
     stats.postSeconds += ticksBetween(startTime, stamp()) - packTicks;
 }
 
-void CommunicatorState::finish(
+[[gnu::hot]] void CommunicatorState::finish(
     const Fields& fields, Exchange& exchange, const std::source_location& where
 )
 {
     checkSameFields(exchange, fields, where);
     DuplexBuffer& buffer = pool_[exchange.buffer];
-    wait(exchange, where);
+    auto unpackStart = wait(exchange, where); // the wait's last stamp
     if (check_) [[unlikely]]
     {
         checkInPlace(exchange, where);
+        unpackStart = stamp();
     }
-    const auto unpackStart = stamp();
     bool unpacked { false };
     {
         const ProfilingRegion region(profiling_, "fieldsync::halo::unpack");
@@ -434,13 +428,14 @@ void CommunicatorState::finish(
     {
         return "finalise '" + exchange.key.name() + "': ";
     };
+    const std::size_t count = fields.count();
     FIELDSYNC_CHECK_AT(
-        fields.count() == exchange.fields.size(),
-        name() + std::to_string(fields.count()) + " fields given, but " +
+        count == exchange.fields.size(),
+        name() + std::to_string(count) + " fields given, but " +
             std::to_string(exchange.fields.size()) + " were started",
         where
     );
-    for (std::size_t f = 0; f < fields.count(); ++f)
+    for (std::size_t f = 0; f < count; ++f)
     {
         const FieldShape given = fields.shape(f);
         const FieldShape& started = exchange.fields[f];
@@ -526,24 +521,6 @@ void CommunicatorState::finish(
     }
     fields.fence();
     return true;
-}
-
-void CommunicatorState::release(Exchange& exchange)
-{
-    if (exchange.buffer != Exchange::npos)
-    {
-        pool_.release(exchange.buffer);
-    }
-    exchange.buffer = Exchange::npos;
-    if (exchange.keeper != nullptr)
-    {
-        exchange.keeper->drop(); // MPI is done with the fields
-    }
-    if (exchange.inFlight)
-    {
-        --inFlight_;
-    }
-    exchange.inFlight = false;
 }
 
 } // namespace fieldsync::halo

@@ -19,6 +19,21 @@ constexpr const char* mapsHint =
     " (the send and receive maps disagree: the peer's send map and this rank's receive map list "
     "a different number of cells for this pair of ranks)";
 
+class PointToPoint;
+
+/**
+ * @brief The requests of the two directions of one buffer in one array, the receives' first,
+ * with a status per request, so that one MPI_Testall completes both (testTogether). A direction
+ * made alone (makePointToPoint) has an array of its own.
+ */
+struct RequestArray
+{
+    std::vector<MPI_Request> requests; /**< the receives' requests, then the sends' */
+    std::vector<MPI_Status> statuses;  /**< one per request (the receives' byte counts) */
+    std::size_t receives { 0 };        /**< requests of the receive direction (the first ones) */
+    PointToPoint* sends { nullptr };   /**< a pair's send direction, while it lives */
+};
+
 /**
  * @brief The requests of one direction. The usual post repeats the last one (same peers,
  * memory and sizes): persistent requests are restarted, plain ones reissued from the kept
@@ -27,16 +42,26 @@ constexpr const char* mapsHint =
 class PointToPoint final : public Transport
 {
 public:
-    PointToPoint(MPI_Comm comm, bool isSend) : comm_(comm), isSend_(isSend) {}
+    PointToPoint(MPI_Comm comm, bool isSend, std::shared_ptr<RequestArray> array)
+        : comm_(comm), isSend_(isSend), array_(std::move(array))
+    {
+    }
 
-    ~PointToPoint() override { cancel("<destroyed>"); }
+    ~PointToPoint() override
+    {
+        cancel("<destroyed>");
+        if (array_->sends == this)
+        {
+            array_->sends = nullptr; // the receive side tests alone from now on
+        }
+    }
 
     PointToPoint(const PointToPoint&) = delete;
     PointToPoint& operator=(const PointToPoint&) = delete;
     PointToPoint(PointToPoint&&) = delete;
     PointToPoint& operator=(PointToPoint&&) = delete;
 
-    void post(
+    [[gnu::hot]] void post(
         std::span<const Message> messages,
         int tag,
         bool persistent,
@@ -65,52 +90,40 @@ public:
         }
     }
 
-    bool test(std::string_view name, const std::source_location& where) override
+    [[gnu::hot]] bool test(std::string_view name, const std::source_location& where) override
     {
-        if (requests_.empty())
+        const std::span<MPI_Request> mine = requests();
+        if (mine.empty())
         {
             return true;
         }
-        if (faultHappens(&FaultSettings::early))
-        {
-            return false; // fault injection: MPI not asked this time
-        }
-        int flag { 0 };
         // only a receive's status is read (its byte count); a send's would be written for nothing
-        const int code = MPI_Testall(
-            static_cast<int>(requests_.size()),
-            requests_.data(),
-            &flag,
-            isSend_ ? MPI_STATUSES_IGNORE : statuses_.data()
+        return testAll(
+            mine, isSend_ ? MPI_STATUSES_IGNORE : array_->statuses.data(), false, name, where
         );
-        if (code != MPI_SUCCESS) [[unlikely]]
+    }
+
+    [[gnu::hot]] std::optional<bool> testTogether(
+        Transport& sends, std::string_view name, const std::source_location& where
+    ) override
+    {
+        RequestArray& array = *array_;
+        if (isSend_ || array.sends != &sends)
         {
-            int errorClass { code };
-            MPI_Error_class(code, &errorClass);
-            if (errorClass == MPI_ERR_IN_STATUS)
-            {
-                failStatuses(name, code, where);
-            }
-            detail::checkMpi(code, "MPI_Testall", where);
+            return std::nullopt; // not the two halves of one pair
         }
-        if (flag == 0)
-        {
-            return false;
-        }
-        if (!isSend_)
-        {
-            checkReceivedCounts(name, where);
-        }
-        return true;
+        return array.requests.empty() ||
+               testAll(array.requests, array.statuses.data(), true, name, where);
     }
 
     std::string describePending(const std::source_location& where) override
     {
+        const std::span<MPI_Request> mine = requests();
         std::string text;
-        for (std::size_t i = 0; i < requests_.size(); ++i)
+        for (std::size_t i = 0; i < mine.size(); ++i)
         {
             int flag { 0 };
-            FIELDSYNC_MPI_AT(MPI_Request_get_status(requests_[i], &flag, MPI_STATUS_IGNORE), where);
+            FIELDSYNC_MPI_AT(MPI_Request_get_status(mine[i], &flag, MPI_STATUS_IGNORE), where);
             if (flag != 0)
             {
                 continue;
@@ -124,11 +137,12 @@ public:
 
     bool awaits(int rank) noexcept override
     {
-        for (std::size_t i = 0; i < requests_.size(); ++i)
+        const std::span<MPI_Request> mine = requests();
+        for (std::size_t i = 0; i < mine.size(); ++i)
         {
             int flag { 0 };
             if (kept_[i].rank == rank &&
-                (MPI_Request_get_status(requests_[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+                (MPI_Request_get_status(mine[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
                  flag == 0))
             {
                 return true;
@@ -156,7 +170,76 @@ public:
      */
     bool complete(MPI_Request& request, bool cancelIt, std::string_view name) noexcept;
 
+    /** @brief Makes @p send the send side of this receive side's array (a pair). */
+    void pairWith(PointToPoint& send) noexcept { array_->sends = &send; }
+
 private:
+    /** @brief This direction's requests: its part of the array (recomputed after a resize). */
+    std::span<MPI_Request> requests() noexcept
+    {
+        const std::span<MPI_Request> all(array_->requests);
+        return isSend_ ? all.subspan(array_->receives) : all.first(array_->receives);
+    }
+
+    /**
+     * @brief Gives this direction @p count requests, all MPI_REQUEST_NULL, keeping the other
+     * direction's (allocates only when the array grows: a new layout, never a repeated post).
+     */
+    void resizeRequests(std::size_t count)
+    {
+        RequestArray& array = *array_;
+        const std::size_t first = isSend_ ? array.receives : 0;
+        const std::size_t mine = isSend_ ? array.requests.size() - array.receives : array.receives;
+        const auto at = array.requests.begin() + static_cast<std::ptrdiff_t>(first);
+        array.requests.erase(at, at + static_cast<std::ptrdiff_t>(mine));
+        array.requests.insert(
+            array.requests.begin() + static_cast<std::ptrdiff_t>(first), count, MPI_REQUEST_NULL
+        );
+        array.receives = isSend_ ? array.receives : count;
+        array.statuses.resize(array.requests.size());
+    }
+
+    /**
+     * @brief One MPI_Testall of @p requests, this direction's or (@p together) a pair's whole
+     * array, whose receives come first, with @p statuses; checks the receives' sizes once all
+     * are done.
+     */
+    bool testAll(
+        std::span<MPI_Request> requests,
+        MPI_Status* statuses,
+        bool together,
+        std::string_view name,
+        const std::source_location& where
+    )
+    {
+        if (faultHappens(&FaultSettings::early))
+        {
+            return false; // fault injection: MPI not asked this time
+        }
+        int flag { 0 };
+        const int code =
+            MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, statuses);
+        if (code != MPI_SUCCESS) [[unlikely]]
+        {
+            int errorClass { code };
+            MPI_Error_class(code, &errorClass);
+            if (errorClass == MPI_ERR_IN_STATUS)
+            {
+                failStatuses(name, code, together, where);
+            }
+            detail::checkMpi(code, "MPI_Testall", where);
+        }
+        if (flag == 0)
+        {
+            return false;
+        }
+        if (!isSend_)
+        {
+            checkReceivedCounts(name, where);
+        }
+        return true;
+    }
+
     bool repeatsLastPost(std::span<const Message> messages) const noexcept
     {
         if (messages.size() != kept_.size())
@@ -174,10 +257,11 @@ private:
         return true;
     }
 
-    bool anyLive() const noexcept
+    bool anyLive() noexcept
     {
+        const std::span<MPI_Request> mine = requests();
         return std::any_of(
-            requests_.begin(), requests_.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }
+            mine.begin(), mine.end(), [](MPI_Request r) { return r != MPI_REQUEST_NULL; }
         );
     }
 
@@ -210,24 +294,24 @@ private:
 
     void restart(const std::source_location& where)
     {
-        if (!requests_.empty())
+        const std::span<MPI_Request> mine = requests();
+        if (!mine.empty())
         {
-            FIELDSYNC_MPI_AT(
-                MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), where
-            );
+            FIELDSYNC_MPI_AT(MPI_Startall(static_cast<int>(mine.size()), mine.data()), where);
         }
     }
 
     void reissue(int tag, const std::source_location& where)
     {
+        const std::span<MPI_Request> mine = requests();
         for (std::size_t i = 0; i < kept_.size(); ++i)
         {
-            start(kept_[i], tag, false, requests_[i], where);
+            start(kept_[i], tag, false, mine[i], where);
         }
         tag_ = tag;
     }
 
-    void create(
+    [[gnu::noinline]] void create( // a new layout: rare, kept out of post's usual path
         std::span<const Message> messages,
         int tag,
         bool persistent,
@@ -239,11 +323,11 @@ private:
             cancel("<reposted>");
         }
         kept_.assign(messages.begin(), messages.end());
-        requests_.assign(messages.size(), MPI_REQUEST_NULL);
-        statuses_.resize(messages.size());
+        resizeRequests(messages.size());
+        const std::span<MPI_Request> mine = requests();
         for (std::size_t i = 0; i < kept_.size(); ++i)
         {
-            start(kept_[i], tag, persistent, requests_[i], where);
+            start(kept_[i], tag, persistent, mine[i], where);
         }
         tag_ = tag;
         persistent_ = persistent;
@@ -253,75 +337,101 @@ private:
         }
     }
 
-    void checkReceivedCounts(std::string_view name, const std::source_location& where)
+    void checkReceivedCounts(std::string_view name, const std::source_location& where) const
     {
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
+        const MPI_Status* statuses = array_->statuses.data(); // the receives' come first
+        for (std::size_t i = 0; i < kept_.size(); ++i)
         {
             int count { 0 };
-            FIELDSYNC_MPI_AT(MPI_Get_count(&statuses_[i], MPI_BYTE, &count), where);
+            FIELDSYNC_MPI_AT(MPI_Get_count(&statuses[i], MPI_BYTE, &count), where);
             if (count != kept_[i].bytes) [[unlikely]]
             {
-                throw Error(
-                    "communication buffer '" + std::string(name) + "': receive from rank " +
-                        std::to_string(kept_[i].rank) + ": expected " +
-                        std::to_string(kept_[i].bytes) + " bytes, received " +
-                        std::to_string(count) + " bytes" +
-                        (count > kept_[i].bytes ? " (truncated)" : "") + mapsHint,
-                    where
-                );
+                failCount(kept_[i], count, name, where);
             }
         }
     }
 
-    [[noreturn]] void
-    failStatuses(std::string_view name, int code, const std::source_location& where)
+    /** @brief The Error of a receive of @p count bytes where @p m expected another size. */
+    [[noreturn]] static void
+    failCount(const Message& m, int count, std::string_view name, const std::source_location& where)
     {
-        std::string text;
-        int firstCode { code };
-        for (std::size_t i = 0; !isSend_ && i < statuses_.size(); ++i)
-        {
-            const int error = statuses_[i].MPI_ERROR;
-            if (error == MPI_SUCCESS || error == MPI_ERR_PENDING)
-            {
-                continue;
-            }
-            int errorClass { error };
-            MPI_Error_class(error, &errorClass);
-            firstCode = text.empty() ? error : firstCode;
-            text += std::string(text.empty() ? "" : "; ") +
-                    (isSend_ ? "send to rank " : "receive from rank ") +
-                    std::to_string(kept_[i].rank) +
-                    (errorClass == MPI_ERR_TRUNCATE
-                         ? ": expected " + std::to_string(kept_[i].bytes) +
-                               " bytes, received a longer message (truncated)" + mapsHint
-                         : std::string(" failed"));
-        }
-        if (text.empty())
-        {
-            text = std::string(isSend_ ? "send" : "receive") + " failed";
-        }
-        // the failed requests completed; drop them all so the next post builds fresh ones
-        cancel(name);
-        throw Error("communication buffer '" + std::string(name) + "': " + text, where, firstCode);
+        throw Error(
+            "communication buffer '" + std::string(name) + "': receive from rank " +
+                std::to_string(m.rank) + ": expected " + std::to_string(m.bytes) +
+                " bytes, received " + std::to_string(count) + " bytes" +
+                (count > m.bytes ? " (truncated)" : "") + mapsHint,
+            where
+        );
     }
 
-    MPI_Comm comm_;                     /**< communicator of the messages */
-    bool isSend_;                       /**< sends or receives */
-    std::vector<Message> kept_;         /**< the messages of the last post */
-    std::vector<MPI_Request> requests_; /**< one per kept message */
-    std::vector<MPI_Status> statuses_;  /**< receives: statuses of the last MPI_Testall */
-    int tag_ { -1 };                    /**< tag of the requests */
-    bool persistent_ { false };         /**< requests_ are persistent handles */
+    /**
+     * @brief The Error of an MPI_Testall that returned MPI_ERR_IN_STATUS, of this direction or
+     * (@p together) of the pair's whole array: names each failed receive (and, tested
+     * together, each failed send), and drops the failed directions' requests so that the next
+     * post builds fresh ones.
+     */
+    [[noreturn]] void
+    failStatuses(std::string_view name, int code, bool together, const std::source_location& where);
+
+    MPI_Comm comm_;                       /**< communicator of the messages */
+    bool isSend_;                         /**< sends or receives */
+    std::shared_ptr<RequestArray> array_; /**< the requests (shared by a pair's directions) */
+    std::vector<Message> kept_;           /**< the messages of the last post */
+    int tag_ { -1 };                      /**< tag of the requests */
+    bool persistent_ { false };           /**< the requests are persistent handles */
 };
+
+void PointToPoint::failStatuses(
+    std::string_view name, int code, bool together, const std::source_location& where
+)
+{
+    const RequestArray& array = *array_;
+    std::string text;
+    int firstCode { code };
+    bool sendFailed { isSend_ }; // a send alone writes no statuses
+    const std::size_t tested = isSend_ ? 0 : together ? array.requests.size() : array.receives;
+    for (std::size_t i = 0; i < tested; ++i)
+    {
+        const int error = array.statuses[i].MPI_ERROR;
+        if (error == MPI_SUCCESS || error == MPI_ERR_PENDING)
+        {
+            continue;
+        }
+        const bool isReceive = i < array.receives;
+        const Message& m = isReceive ? kept_[i] : array.sends->kept_[i - array.receives];
+        sendFailed = sendFailed || !isReceive;
+        int errorClass { error };
+        MPI_Error_class(error, &errorClass);
+        firstCode = text.empty() ? error : firstCode;
+        text += std::string(text.empty() ? "" : "; ") +
+                (isReceive ? "receive from rank " : "send to rank ") + std::to_string(m.rank) +
+                (isReceive && errorClass == MPI_ERR_TRUNCATE
+                     ? ": expected " + std::to_string(m.bytes) +
+                           " bytes, received a longer message (truncated)" + mapsHint
+                     : std::string(" failed"));
+    }
+    if (text.empty())
+    {
+        text = std::string(isSend_ ? "send" : "receive") + " failed";
+    }
+    // the failed requests completed; drop them all so the next post builds fresh ones
+    cancel(name);
+    if (together && sendFailed)
+    {
+        array_->sends->cancel(name);
+    }
+    throw Error("communication buffer '" + std::string(name) + "': " + text, where, firstCode);
+}
 
 bool PointToPoint::drop(std::span<const char> cancel, bool all, std::string_view name) noexcept
 {
     int finalised { 0 };
     MPI_Finalized(&finalised);
     bool safe { true };
-    for (std::size_t i = 0; i < requests_.size(); ++i)
+    const std::span<MPI_Request> mine = requests();
+    for (std::size_t i = 0; i < mine.size(); ++i)
     {
-        MPI_Request& request = requests_[i];
+        MPI_Request& request = mine[i];
         if (request == MPI_REQUEST_NULL || finalised)
         {
             continue;
@@ -350,9 +460,8 @@ bool PointToPoint::drop(std::span<const char> cancel, bool all, std::string_view
             MPI_Request_free(&request); // an inactive persistent request
         }
     }
-    requests_.clear();
+    resizeRequests(0); // shrinks: no allocation
     kept_.clear();
-    statuses_.clear();
     persistent_ = false;
     return safe;
 }
@@ -390,7 +499,17 @@ bool PointToPoint::complete(MPI_Request& request, bool cancelIt, std::string_vie
 
 std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend)
 {
-    return std::make_unique<PointToPoint>(comm, isSend);
+    return std::make_unique<PointToPoint>(comm, isSend, std::make_shared<RequestArray>());
+}
+
+std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>> makePointToPointPair(MPI_Comm comm
+)
+{
+    auto array = std::make_shared<RequestArray>();
+    auto send = std::make_unique<PointToPoint>(comm, true, array);
+    auto receive = std::make_unique<PointToPoint>(comm, false, array);
+    receive->pairWith(*send);
+    return { std::move(send), std::move(receive) };
 }
 
 } // namespace fieldsync::halo

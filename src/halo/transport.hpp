@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <source_location>
 #include <span>
@@ -20,8 +21,9 @@ namespace fieldsync::halo
 
 /**
  * @brief An exchange back end: moves the messages of one direction (sends or receives) of one
- * exchange. The buffers and the Communicator's engine call only this interface: post, test,
- * cancel; the one wait (mpi/wait.hpp) loops over test(). Implementations: PointToPoint
+ * exchange. The buffers and the Communicator's engine call only this interface: post, test
+ * (or testTogether, both directions of one buffer at once), cancel; the one wait
+ * (mpi/wait.hpp) loops over these tests. Implementations: PointToPoint
  * (persistent or reissued MPI_Isend/MPI_Irecv), NeighbourCollective (MPI_Ineighbor_alltoallv)
  * and PersistentNeighbour (MPI_Neighbor_alltoallv_init, restarted with MPI_Start).
  */
@@ -50,6 +52,22 @@ public:
      * then (nothing pending).
      */
     virtual bool test(std::string_view name, const std::source_location& where) = 0;
+
+    /**
+     * @brief Tests this direction (the receives) and @p sends, the other direction of the same
+     * buffer, in one MPI call, where the back end keeps both directions' messages together (a
+     * pair made by makePointToPointPair): true when both are done, a receive of another size
+     * throws as test() does. std::nullopt, testing nothing, where it does not keep them together
+     * (the caller tests each direction).
+     */
+    [[nodiscard]] virtual std::optional<bool>
+    testTogether(Transport& sends, std::string_view name, const std::source_location& where)
+    {
+        static_cast<void>(sends);
+        static_cast<void>(name);
+        static_cast<void>(where);
+        return std::nullopt;
+    }
 
     /** @brief The messages still pending, e.g. "receive from rank 3 (4096 B)", comma separated. */
     [[nodiscard]] virtual std::string describePending(const std::source_location& where) = 0;
@@ -97,6 +115,15 @@ public:
 
 /** @brief The point-to-point back end for sends (@p isSend) or receives on @p comm. */
 [[nodiscard]] std::unique_ptr<Transport> makePointToPoint(MPI_Comm comm, bool isSend);
+
+/**
+ * @brief The point-to-point back end for both directions of one buffer on @p comm (send,
+ * receive): each direction posts, tests and cancels its own messages as makePointToPoint's do,
+ * but their requests lie in one array, so that the receive side's testTogether completes both
+ * directions with one MPI_Testall (one call into MPI, one progress of its engine, per test).
+ */
+[[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
+makePointToPointPair(MPI_Comm comm);
 
 /**
  * @brief The neighbourhood-collective back end on the distributed graph communicator @p graph

@@ -115,7 +115,7 @@ std::string timeoutReport(
 }
 } // namespace
 
-void waitWithTimeout(
+[[gnu::hot]] void waitWithTimeout(
     const std::function<bool()>& test,
     const std::function<std::string()>& describe,
     const WaitPolicy& policy,

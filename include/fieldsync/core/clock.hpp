@@ -31,7 +31,27 @@ const TelemetryClock& telemetryClock();
  */
 double telemetrySecondsPerTick();
 
-/** @brief A telemetry time stamp: rdtsc when @p tsc, else steady_clock nanoseconds. */
-std::int64_t telemetryTicks(bool tsc) noexcept;
+/** @brief steady_clock nanoseconds (telemetryTicks without the time-stamp counter). */
+std::int64_t steadyTicks() noexcept;
+
+/**
+ * @brief A telemetry time stamp: rdtsc when @p tsc, else steady_clock nanoseconds. Inline: an
+ * exchange takes several (GNU inline assembly, not an intrinsics header, which nvcc may reject).
+ */
+inline std::int64_t telemetryTicks(bool tsc) noexcept
+{
+#if defined(__x86_64__)
+    if (tsc)
+    {
+        std::uint32_t low { 0 };
+        std::uint32_t high { 0 };
+        asm volatile("rdtsc" : "=a"(low), "=d"(high));
+        return static_cast<std::int64_t>((static_cast<std::uint64_t>(high) << 32U) | low);
+    }
+#else
+    static_cast<void>(tsc);
+#endif
+    return steadyTicks();
+}
 
 } // namespace fieldsync

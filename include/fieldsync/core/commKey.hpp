@@ -57,7 +57,14 @@ public:
     ); // NOLINT
 
     /** @brief The name: the user string, or `file:line` for a call-site key. */
-    [[nodiscard]] const std::string& name() const;
+    [[nodiscard]] const std::string& name() const
+    {
+        if (callSite_ && name_.empty()) [[unlikely]]
+        {
+            nameSite();
+        }
+        return name_;
+    }
 
     /** @brief Where the key was made (the call site for default keys). */
     [[nodiscard]] const std::source_location& where() const noexcept { return where_; }
@@ -68,10 +75,36 @@ public:
     /** @brief Whether the key is a call site (no user string). */
     [[nodiscard]] bool isCallSite() const noexcept { return callSite_; }
 
-    /** @brief Keys compare by name (without building call-site names). */
-    friend bool operator==(const CommKey& a, const CommKey& b);
+    /**
+     * @brief Keys compare by name (without building call-site names); inline for the usual
+     * cases, a key against itself from the same call site or two user names.
+     */
+    friend bool operator==(const CommKey& a, const CommKey& b)
+    {
+        if (a.hash_ != b.hash_)
+        {
+            return false;
+        }
+        if (a.callSite_ != b.callSite_ || (a.callSite_ && !sameLiteral(a, b)))
+        {
+            return equalNames(a, b);
+        }
+        return a.callSite_ || a.name_ == b.name_;
+    }
 
 private:
+    /** @brief Two call-site keys of one line in one file-name literal (one call site). */
+    static bool sameLiteral(const CommKey& a, const CommKey& b) noexcept
+    {
+        return a.where_.line() == b.where_.line() && a.where_.file_name() == b.where_.file_name();
+    }
+
+    /** @brief operator== of a call site against a name, or of two file-name literals. */
+    static bool equalNames(const CommKey& a, const CommKey& b);
+
+    /** @brief Builds the `file:line` name of a call-site key (name() asked for it first). */
+    void nameSite() const;
+
     mutable std::string name_;   /**< user string, or file:line once asked for */
     std::source_location where_; /**< where the key was built */
     std::uint32_t hash_;         /**< FNV-1a of the name */

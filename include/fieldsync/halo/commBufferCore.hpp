@@ -164,6 +164,9 @@ public:
     /** @brief Whether some slot goes directly. */
     [[nodiscard]] bool anyDirect() const noexcept { return directCount_ > 0; }
 
+    /** @brief The number of slots that go directly. */
+    [[nodiscard]] std::size_t directCount() const noexcept { return directCount_; }
+
     /** @brief This process's rank in the communicator. */
     [[nodiscard]] int myRank() const noexcept { return myRank_; }
 
@@ -228,8 +231,23 @@ public:
      */
     bool complete(bool isReceive, const std::source_location& where);
 
+    /**
+     * @brief complete() of this receive direction and of @p sends, the send direction of the
+     * same buffer, both in flight (the caller checks), in one test where their back end keeps both
+     * directions together (Transport::testTogether): true when both are complete; std::nullopt,
+     * testing nothing, where it does not (complete() each direction). A receive of another size
+     * throws as complete() does, this direction complete then, @p sends still in flight.
+     */
+    [[nodiscard]] std::optional<bool>
+    completeTogether(CommBufferCore& sends, const std::source_location& where);
+
     /** @brief Releases the claim; the buffer must not be in flight. */
-    void finaliseComm(std::source_location where = std::source_location::current());
+    void finaliseComm(std::source_location where = std::source_location::current())
+    {
+        requireNotInFlight("finaliseComm", where);
+        state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
+        type_ = nullptr;
+    }
 
     /** @brief Sets the state after a local operation (a self copy completes at once). */
     void markComplete() noexcept { state_ = BufferState::Complete; }
@@ -332,6 +350,15 @@ protected:
         if (state_ != expected) [[unlikely]]
         {
             failState(expected, call, where);
+        }
+    }
+
+    /** @brief Throws unless the messages are done (not in flight); @p call names the operation. */
+    void requireNotInFlight(std::string_view call, const std::source_location& where) const
+    {
+        if (state_ == BufferState::InFlight) [[unlikely]]
+        {
+            failState(BufferState::Complete, call, where);
         }
     }
 

@@ -85,7 +85,16 @@ public:
     );
 
     /** @brief Step 7: releases the buffer; an error while messages are in flight. */
-    void finaliseComm(const std::source_location& where);
+    void finaliseComm(const std::source_location& where)
+    {
+        if (send_.state() != BufferState::Complete || receive_.state() != BufferState::Complete)
+            [[unlikely]]
+        {
+            checkFinalise(where); // a claim never started finalises too
+        }
+        send_.finaliseComm(where);
+        receive_.finaliseComm(where);
+    }
 
     /**
      * @brief After a receive of the wrong size (an Error from isComplete or waitComplete):
@@ -135,19 +144,43 @@ public:
     [[nodiscard]] CommBufferCore& receiveHalf() noexcept { return receive_; }
 
 private:
-    mpi::WaitPolicy policy();
+    /** @brief The wait policy: this buffer's, else the environment's (read once). */
+    mpi::WaitPolicy policy()
+    {
+        if (!policy_) [[unlikely]]
+        {
+            policy_ = mpi::WaitPolicy::fromEnvironment();
+        }
+        return *policy_;
+    }
     [[noreturn]] void
     failState(std::string_view call, BufferState state, const std::source_location& where) const;
-    void checkStarted(std::string_view call, const std::source_location& where) const;
-    /** @brief Tests the sends, then the receives; true when both are done. */
+    /** @brief Throws unless started (in flight or complete in both directions). */
+    void checkStarted(std::string_view call, const std::source_location& where) const
+    {
+        if (send_.state() == BufferState::Free || send_.state() == BufferState::Claimed ||
+            receive_.state() == BufferState::Claimed) [[unlikely]]
+        {
+            failStarted(call, where);
+        }
+    }
+    /** @brief The Error of checkStarted. */
+    [[noreturn]] void failStarted(std::string_view call, const std::source_location& where) const;
+    /** @brief finaliseComm's checks when a direction is not complete: in flight or not claimed. */
+    void checkFinalise(const std::source_location& where) const;
+    /**
+     * @brief One test of both directions (in one MPI call where the back end keeps them
+     * together, else the sends, then the receives); true when both are done.
+     */
     bool testHalves(const std::source_location& where);
     void copySelf(const std::source_location& where);
 
-    CommBufferCore send_;                   /**< send direction */
-    CommBufferCore receive_;                /**< receive direction */
-    MPI_Comm comm_ { MPI_COMM_NULL };       /**< communicator of the messages */
-    int tag_ { 0 };                         /**< tag of the messages */
-    bool tagSet_ { false };                 /**< tag_ chosen by setTag */
+    CommBufferCore send_;             /**< send direction */
+    CommBufferCore receive_;          /**< receive direction */
+    MPI_Comm comm_ { MPI_COMM_NULL }; /**< communicator of the messages */
+    int tag_ { 0 };                   /**< tag of the messages */
+    bool tagSet_ { false };           /**< tag_ chosen by setTag */
+    bool together_ { false };         /**< the halves' transports are a pair that tests together */
     std::optional<mpi::WaitPolicy> policy_; /**< time-out policy, from the environment by default */
 };
 

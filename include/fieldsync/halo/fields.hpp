@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <typeinfo>
@@ -179,13 +180,33 @@ class ViewKeeper final : public FieldKeeper
 public:
     const std::type_info& viewType() const noexcept override { return typeid(V); }
 
-    void drop() noexcept override { views_.clear(); } // keeps the capacity: no allocation
+    void drop() noexcept override
+    {
+        first_.reset();
+        if (!rest_.empty())
+        {
+            rest_.clear(); // keeps the capacity: no allocation
+        }
+    }
 
     /** @brief Holds @p views (replacing what it held). */
-    void hold(std::span<const V> views) { views_.assign(views.begin(), views.end()); }
+    void hold(std::span<const V> views)
+    {
+        if (views.empty()) [[unlikely]]
+        {
+            drop();
+            return;
+        }
+        first_.emplace(views.front());
+        if (views.size() > 1 || !rest_.empty())
+        {
+            rest_.assign(views.begin() + 1, views.end());
+        }
+    }
 
 private:
-    std::vector<V> views_; /**< the held views */
+    std::optional<V> first_; /**< the first view held (an exchange of one field holds only it) */
+    std::vector<V> rest_;    /**< the other views held */
 };
 
 /**

@@ -11,9 +11,10 @@ namespace fieldsync::mpi::detail
 /**
  * @brief Whether a busy wait yields the core after each test that finds the operation
  * incomplete. FIELDSYNC_WAIT_YIELD (1/true/yes/on or 0/false/no/off; anything else is an Error
- * naming it) when set; otherwise yes exactly when this node runs
- * more ranks than this process may use cores (the launcher's local rank count: Open MPI's
- * OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's MPI_LOCALNRANKS; the cores: sched_getaffinity). Read once.
+ * naming it) when set; otherwise yes exactly when this node runs more ranks than it has cores
+ * (the launcher's local rank count: Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE, MPICH's
+ * MPI_LOCALNRANKS; the cores: the node's, std::thread::hardware_concurrency, so a rank bound to
+ * one core is not counted). Read once.
  *
  * A rank that tests without pause keeps the core its peer needs to post the message it waits
  * for, for a whole scheduler slice: under MPICH (whose tests never yield) 8 ranks on 2 cores ran

@@ -45,6 +45,7 @@
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/halo/graphTopologyOf.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
+#include "fieldsync/halo/copyBytes.hpp"
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"

@@ -275,9 +275,8 @@ void checkArguments(const Engine& e)
     }
 }
 
-/** Orders the user's kernels before MPI (or the staging copies) touch the memory, and (for a
- * non-blocking call) hands the views' keep-alive copies to the state. */
-void fenceAndKeep(const Call& call, RequestState& state)
+/** Orders the user's kernels before MPI (or the staging copies) touch the memory. */
+void fenceBuffers(const Call& call)
 {
     if (call.send.access)
     {
@@ -287,11 +286,14 @@ void fenceAndKeep(const Call& call, RequestState& state)
     {
         call.recv.access->fence();
     }
-    if (!call.blocking)
-    {
-        state.keepSend = call.send.access;
-        state.keepRecv = call.recv.access;
-    }
+}
+
+/** Hands a started non-blocking call's access objects (the views' keep-alive copies) to its
+ * state: moved, not copied, so no reference count changes on the way. */
+void keepViews(Call& call, RequestState& state) noexcept
+{
+    state.keepSend = std::move(call.send.access);
+    state.keepRecv = std::move(call.recv.access);
 }
 
 /** Stages and starts (or runs) the operation in its family's engine; returns the MPI code. */
@@ -363,7 +365,7 @@ Request run(Call& call)
         state.name = call.name;
         state.where = call.where;
         Engine e(call, state);
-        fenceAndKeep(call, state);
+        fenceBuffers(call);
         const int rc = checkAndDispatch(e);
         fieldsync::detail::checkMpi(rc, mpiName(call.kind, true), call.where);
         if (state.copyBack)
@@ -381,9 +383,10 @@ Request run(Call& call)
     owned->name = call.name;
     owned->where = call.where;
     Engine e(call, *owned);
-    fenceAndKeep(call, *owned);
+    fenceBuffers(call);
     const int rc = checkAndDispatch(e);
     fieldsync::detail::checkMpi(rc, mpiName(call.kind, false), call.where);
+    keepViews(call, *owned); // the engine is done with the call's buffers
     return Request(std::move(owned));
 }
 

@@ -55,3 +55,39 @@ TEST_CASE(
     CHECK(field(3, 0) == 3.0);
     CHECK(field(3, 1) == 0.0);
 }
+
+TEST_CASE(
+    "a non-blocking call keeps its views alive until completion, with one copy each",
+    "[collectives][view][lifetime]"
+)
+{
+    namespace fm = fieldsync::mpi;
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
+    Kokkos::View<double*, Kokkos::HostSpace> send("send", 3);
+    Kokkos::View<double*, Kokkos::HostSpace> result("result", 3);
+    for (int i = 0; i < 3; ++i)
+    {
+        send(i) = 10.0 * me + i;
+    }
+    auto request = fm::iAllReduce(
+        send, result, fm::ReduceOp::Sum, MPI_COMM_WORLD, fm::CallOptions<> { .staging = staging }
+    );
+    // in flight: the caller's handle and the call's one copy of each view
+    CHECK(send.use_count() == 2);
+    CHECK(result.use_count() == 2);
+    Kokkos::View<double*, Kokkos::HostSpace> read = result; // to read the sums after the wait
+    send = {};   // the caller lets its send view go: the call's copy keeps the memory
+    result = {}; // likewise the result (the sanitizers would report a write to freed memory)
+    CHECK(read.use_count() == 2);
+    request.wait();
+    CHECK(read.use_count() == 1); // completion let the call's copy go
+    const double rankSum = size * (size - 1) / 2.0;
+    for (int i = 0; i < 3; ++i)
+    {
+        CHECK(read(i) == 10.0 * rankSum + size * i);
+    }
+}

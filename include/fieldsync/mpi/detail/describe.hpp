@@ -130,9 +130,13 @@ template<typename Value, typename MemorySpace, typename Exec, typename Keep>
 class BufferAccessOf final : public BufferAccess
 {
 public:
-    /** @brief The access to @p user, fenced on @p exec, keeping @p keep. */
-    BufferAccessOf(Value* user, const Exec& exec, Keep keep)
-        : user_(user), exec_(exec), keep_(std::move(keep))
+    /**
+     * @brief The access to @p user, fenced on @p exec, keeping a copy of @p keep: the one copy
+     * of a kept view (Kokkos 3's views have no move constructor: a move is a copy, an atomic
+     * reference-count increment now and a decrement later).
+     */
+    BufferAccessOf(Value* user, const Exec& exec, const Keep& keep)
+        : user_(user), exec_(exec), keep_(keep)
     {
     }
 
@@ -191,7 +195,7 @@ private:
  */
 template<typename T, typename MemorySpace, typename ExecutionSpace, typename Keep = std::monostate>
 Buffer describeMemory(
-    T* data, std::size_t count, const ExecutionSpace& exec, Staging staging, Keep keep = {}
+    T* data, std::size_t count, const ExecutionSpace& exec, Staging staging, const Keep& keep = {}
 )
 {
     using Value = std::remove_const_t<T>;
@@ -211,7 +215,7 @@ Buffer describeMemory(
         // in blocks this thread reuses (a non-blocking call's access dies at its completion)
         using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace, Keep>;
         buffer.access = std::allocate_shared<Access>(
-            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, std::move(keep)
+            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, keep
         );
     }
     return buffer;
@@ -295,10 +299,10 @@ Buffer describe(
                 return options.exec;
             }
         }();
-        if (keepAlive)
+        if (keepAlive) // the access object copies the view once (describeMemory)
         {
-            return describeMemory<T, Space>(
-                buffer.data(), buffer.size(), exec, options.staging, View(buffer)
+            return describeMemory<T, Space, std::remove_const_t<decltype(exec)>, View>(
+                buffer.data(), buffer.size(), exec, options.staging, buffer
             );
         }
         return describeMemory<T, Space>(buffer.data(), buffer.size(), exec, options.staging);

@@ -4,6 +4,19 @@
 
 using fieldsync_test::Vec3;
 
+namespace
+{
+/** @brief This rank and the ranks of MPI_COMM_WORLD. */
+std::pair<int, int> worldRankAndSize()
+{
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return { me, size };
+}
+} // namespace
+
 TEMPLATE_TEST_CASE(
     "every collective on Kokkos views matches the independent formula",
     "[collectives][view]",
@@ -24,10 +37,8 @@ TEST_CASE(
 )
 {
     namespace fm = fieldsync::mpi;
-    int me { 0 };
-    int size { 1 };
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int me { worldRankAndSize().first };
+    const int size { worldRankAndSize().second };
     const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> field("field", 4, 2);
     Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> result("result", 4, 2);
@@ -62,10 +73,8 @@ TEST_CASE(
 )
 {
     namespace fm = fieldsync::mpi;
-    int me { 0 };
-    int size { 1 };
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int me { worldRankAndSize().first };
+    const int size { worldRankAndSize().second };
     const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
     Kokkos::View<double*, Kokkos::HostSpace> send("send", 3);
     Kokkos::View<double*, Kokkos::HostSpace> result("result", 3);

@@ -17,7 +17,7 @@ void trackLive(const void* id, const char* kind, const std::source_location& whe
 
 /**
  * @brief An intrusive entry of the live-object registry: registers at construction, leaves at
- * destruction (one mutex-guarded list operation each; nothing is allocated).
+ * destruction (one list operation under the registry's lock each; nothing is allocated).
  *
  * Embed it in the object it stands for. Neither copyable nor movable: the object that embeds it
  * must not move either (heap state owned through a pointer is the usual case).

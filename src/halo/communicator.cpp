@@ -65,9 +65,9 @@ CommunicatorState::CommunicatorState(
     bool checked
 )
     : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
-      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      envPolicy_(mpi::WaitPolicy::fromEnvironment()), tsc_(telemetryClock().tsc),
-      profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
+      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)), sendRuns_(sendMap_),
+      receiveRuns_(receiveMap_), envPolicy_(mpi::WaitPolicy::fromEnvironment()),
+      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
 {
     const int size = env_.sizeRank();
     const int me = env_.rank();
@@ -96,8 +96,6 @@ CommunicatorState::CommunicatorState(
     );
     setUpNotices();
     sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
-    sendRuns_ = IndexRuns(sendMap_);
-    receiveRuns_ = IndexRuns(receiveMap_);
     for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
     {
         for (std::size_t k = 0; k < map->neighbourCount(); ++k)

@@ -46,6 +46,7 @@ IndexRuns::IndexRuns(
     std::size_t maxRun,
     std::source_location where
 )
+    : at_(), runOffsets_() // sized below: no allocation for the defaults' one entry
 {
     FIELDSYNC_CHECK_AT(
         maxRun >= 1, "IndexRuns: the longest run kept whole must be at least 1 cell, not 0", where
@@ -61,8 +62,8 @@ IndexRuns::IndexRuns(
     );
     const std::size_t lists = offsets.empty() ? 0 : offsets.size() - 1;
     mean_.assign(lists, 0.0);
-    at_.clear();
     runOffsets_.reserve(lists + 1);
+    runOffsets_.push_back(0);
     // room for a run per cell of a small map (no growth), a few growths for a large one
     constexpr std::size_t reserved { 4096 };
     at_.reserve(std::min(indices.size(), reserved) + 1);

@@ -38,6 +38,7 @@
 
 // halo: maps, buffers, the Communicator
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/copyBytes.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
@@ -45,7 +46,6 @@
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/halo/graphTopologyOf.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
-#include "fieldsync/halo/copyBytes.hpp"
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"

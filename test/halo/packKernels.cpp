@@ -19,8 +19,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using fieldsync::LocalIndex;
@@ -213,6 +215,21 @@ int wrongAfterRuns(
     return wrong;
 }
 
+/**
+ * @brief Calls @p check(std::type_identity<View>, components) for a rank-1 view of one component
+ * and for rank-2 views of each of @p components, LayoutRight and LayoutLeft, on @p Device.
+ */
+template<typename Device, typename Check>
+void forEachViewShape(std::initializer_list<std::size_t> components, const Check& check)
+{
+    check(std::type_identity<Kokkos::View<double*, Device>> {}, std::size_t { 1 });
+    for (const std::size_t comps : components)
+    {
+        check(std::type_identity<Kokkos::View<double**, Kokkos::LayoutRight, Device>> {}, comps);
+        check(std::type_identity<Kokkos::View<double**, Kokkos::LayoutLeft, Device>> {}, comps);
+    }
+}
+
 /** @brief wrongAfterRuns for every kernel kind, buffer shape and split length. */
 template<typename Space, typename View>
 void checkAllKinds(std::size_t comps)
@@ -244,13 +261,11 @@ TEMPLATE_LIST_TEST_CASE(
 )
 {
     using Space = TestType;
-    using Device = fieldsync_test::DeviceFor<Space>;
-    checkAllKinds<Space, Kokkos::View<double*, Device>>(1);
-    for (const std::size_t comps : { std::size_t { 1 }, std::size_t { 3 }, std::size_t { 8 } })
-    {
-        checkAllKinds<Space, Kokkos::View<double**, Kokkos::LayoutRight, Device>>(comps);
-        checkAllKinds<Space, Kokkos::View<double**, Kokkos::LayoutLeft, Device>>(comps);
-    }
+    forEachViewShape<fieldsync_test::DeviceFor<Space>>(
+        { 1, 3, 8 },
+        [](auto view, std::size_t comps)
+        { checkAllKinds<Space, typename decltype(view)::type>(comps); }
+    );
 }
 
 TEMPLATE_LIST_TEST_CASE(
@@ -470,25 +485,19 @@ TEMPLATE_LIST_TEST_CASE(
 )
 {
     using Space = TestType;
-    using Device = fieldsync_test::DeviceFor<Space>;
     for (const RunKernel kind : { RunKernel::Auto, RunKernel::Loop })
     {
-        INFO("kind " << static_cast<int>(kind));
-        CHECK(wrongWithEveryLength<Space, Kokkos::View<double*, Device>>(1, kind) == 0);
-        for (const std::size_t comps :
-             { std::size_t { 1 }, std::size_t { 2 }, std::size_t { 3 }, std::size_t { 8 } })
-        {
-            INFO("components " << comps);
-            CHECK(
-                wrongWithEveryLength<Space, Kokkos::View<double**, Kokkos::LayoutRight, Device>>(
-                    comps, kind
-                ) == 0
-            );
-            CHECK(
-                wrongWithEveryLength<Space, Kokkos::View<double**, Kokkos::LayoutLeft, Device>>(
-                    comps, kind
-                ) == 0
-            );
-        }
+        forEachViewShape<fieldsync_test::DeviceFor<Space>>(
+            { 1, 2, 3, 8 },
+            [kind](auto view, std::size_t comps)
+            {
+                using View = typename decltype(view)::type;
+                INFO(
+                    "kind " << static_cast<int>(kind) << ", rank " << View::rank << ", components "
+                            << comps
+                );
+                CHECK(wrongWithEveryLength<Space, View>(comps, kind) == 0);
+            }
+        );
     }
 }

@@ -301,7 +301,7 @@ Buffer describe(
         }();
         if (keepAlive) // the access object copies the view once (describeMemory)
         {
-            return describeMemory<T, Space, std::remove_const_t<decltype(exec)>, View>(
+            return describeMemory<T, Space>(
                 buffer.data(), buffer.size(), exec, options.staging, buffer
             );
         }

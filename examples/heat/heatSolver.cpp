@@ -216,6 +216,12 @@ void HeatSolver::updateInterior(halo::Communicator& comm, double dt, std::size_t
     if (chunk == 0)
     {
         update(interior_, dt);
+        if constexpr (!std::is_same_v<
+                          Kokkos::DefaultExecutionSpace,
+                          Kokkos::DefaultHostExecutionSpace>)
+        {
+            comm.progress(); // the kernel runs on the device meanwhile
+        }
         return;
     }
     bool arrived { false }; // once the exchange is complete, no more tests

@@ -10,7 +10,9 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace fieldsync::heat
@@ -24,6 +26,17 @@ enum class PartitionerKind
     Metis,    /**< the slabs' graph gathered on rank 0, METIS k-way (blocks without METIS) */
     PtScotch, /**< the distributed graph partitioned by PT-Scotch (SCOTCH_dgraphPart) */
     Slab      /**< no partitioner: each rank keeps the slab of ids it generated */
+};
+
+/**
+ * @brief The default interior chunk between Communicator::progress() calls: 2048 cells where
+ * the solver's kernels run on the host (each chunk is a synchronous loop, and the exchange moves
+ * between chunks); 0, one update, where they run on a device. There every chunk would be a
+ * kernel launch and a fence, which made the whole run many times slower (doc/gpu.md), and one
+ * update already runs asynchronously: the solver calls progress() once while the kernel runs.
+ */
+inline constexpr std::size_t defaultProgressChunk {
+    std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace> ? 2048 : 0
 };
 
 /**
@@ -60,9 +73,10 @@ struct HeatOptions
     /**
      * @brief Interior cells per chunk between progress() calls (0: one update). With one update,
      * a peer's send under Open MPI completes only at this rank's next MPI call, so half the
-     * exchanges waited (doc/example.md, "Overlap").
+     * exchanges waited (doc/example.md, "Overlap"). The default is defaultProgressChunk: chunks
+     * on a host execution space, one update on a device.
      */
-    std::size_t progressChunk { 2048 };
+    std::size_t progressChunk { defaultProgressChunk };
     LoadOptions load; /**< moving load and rebalancing */
 };
 
@@ -152,7 +166,8 @@ public:
 
     /**
      * @brief update() of the interior cells, in chunks of @p chunk cells with
-     * Communicator::progress() between them (one update when 0).
+     * Communicator::progress() between them (one update when 0; on a device execution space,
+     * where the update runs asynchronously, followed by one progress() while it runs).
      */
     void updateInterior(halo::Communicator& comm, double dt, std::size_t chunk);
 

@@ -5,12 +5,13 @@
 #      (tools/gpu/kokkos-4.6.01-cuda13.patch), installed in .gpu/kokkos;
 #   2. fieldsync against it (.gpu/build, MPICH): the tests that run per memory space, the heat
 #      solver, gpu_bench;
-#   3. the host (CPU) programs of the scaling runs, from the `mpich` preset (build/mpich);
+#   3. the host (CPU) programs of the scaling runs: the `mpich` preset with the benchmarks on, in
+#      .gpu/host (the preset itself builds no benchmarks);
 #   4. an MPI runtime: Debian's MPICH packages unpacked with dpkg -x (the GPU machine has none);
 #   5. a CPU reference of the heat solver's final field, to compare the GPU runs with bitwise.
 # Then tools/gpu/device-run.sh runs it all on the GPU machine (doc/gpu.md).
 #
-#   tools/gpu/build.sh                 # everything (about 40 min on 2 cores from cold)
+#   tools/gpu/build.sh                 # everything (15 to 40 min on 2 cores from cold)
 #   tools/gpu/build.sh pack            # one step: kokkos, cuda, host or pack
 #   KOKKOS_SRC=/path/to/kokkos.git tools/gpu/build.sh   # a local Kokkos clone instead of GitHub
 set -euo pipefail
@@ -25,7 +26,8 @@ mkdir -p "$gpu"
 
 # the CUDA build's programs, and the host programs of the CPU scaling runs
 cuda_targets=(test_collectives test_halo_communicator test_halo_exchange_check test_halo_pack_kernels test_heat test_mpi_memory_spaces
-    test_halo_memory_spaces fieldsync-heat gpu_bench)
+    test_halo_memory_spaces test_halo_ghost_list test_halo_exchange_context test_reduction_batch
+    fieldsync-heat gpu_bench)
 host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench setup_bench backend_bench)
 
 # --- 1. Kokkos ---------------------------------------------------------------------------------
@@ -63,8 +65,8 @@ cmake --build "$gpu/build" -j "$jobs" --target "${cuda_targets[@]}"
 
 # --- 3. host programs (MPICH, the runtime carried) ------------------------------------------------
 step_host() {
-(cd "$root" && cmake --preset mpich >/dev/null && cmake --build build/mpich -j "$jobs" \
-    --target "${host_targets[@]}")
+(cd "$root" && cmake --preset mpich -B "$gpu/host" -DFIELDSYNC_BUILD_BENCHMARKS=ON >/dev/null &&
+    cmake --build "$gpu/host" -j "$jobs" --target "${host_targets[@]}")
 }
 
 # --- 4. MPICH runtime from Debian's packages -------------------------------------------------------
@@ -89,7 +91,7 @@ for t in "${cuda_targets[@]}"; do
     cp "$exe" "$stage/cuda/"
 done
 for t in "${host_targets[@]}"; do
-    cp "$(find_target "$root/build/mpich" "$t")" "$stage/host/"
+    cp "$(find_target "$gpu/host" "$t")" "$stage/host/"
 done
 # everything ldd names (for our programs and the unpacked MPI's) except the C library, the C++
 # runtime (newer there), the driver, and what the unpacked packages hold
@@ -106,7 +108,7 @@ done | sort -u | while read -r lib; do
 done
 
 # --- 6. the CPU reference of the heat solver (2 ranks here, bitwise equal to serial) --------------
-mpiexec.mpich -n 2 "$root/build/mpich/examples/heat/fieldsync-heat" --steps 1000 \
+mpiexec.mpich -n 2 "$gpu/host/examples/heat/fieldsync-heat" --steps 1000 \
     --save "$stage/heat-reference.bin" >"$gpu/heat-reference.log"
 tail -n 2 "$gpu/heat-reference.log"
 

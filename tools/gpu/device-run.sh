@@ -4,12 +4,13 @@
 # travels in the archive. Run from the repository root there, one or more phases:
 #
 #   tools/gpu/device-run.sh check tests heat bench     # the GPU runs (doc/gpu.md)
+#   tools/gpu/device-run.sh chunks                     # the solver with the host's chunking
 #   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
 #   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
 #
 # Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
-# device tool's folder that comes back, at most 8 files) with summary.txt; the last lines printed
-# are the summary.
+# device tool's folder that comes back, at most 8 files) beside summary.txt, which is written
+# there as the runs go; the last lines printed are the summary.
 set -uo pipefail
 
 root=$(pwd)
@@ -24,14 +25,17 @@ export LD_LIBRARY_PATH=$s/lib:$mpilib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export UCX_MODULE_DIR=$mpilib/ucx
 export HYDRA_LAUNCHER=fork
 export FIELDSYNC_WAIT_TIMEOUT=${FIELDSYNC_WAIT_TIMEOUT:-60}
-summary=$out/summary.txt
+# the summary is written where the device tool takes files back from ($OUT), line by line, so a
+# call stopped at its time limit still returns what had run
+summary=${OUT:-$out}/summary.txt
 : >"$summary"
 
 # run NAME TIMEOUT NP PROGRAM ARGS...: under mpiexec, its output appended to $out/NAME.log;
-# one PASS/FAIL line in the summary.
+# one PASS/FAIL line in the summary. MAX_RUN_S, when set, caps every TIMEOUT.
 run() {
     local name=$1 limit=$2 np=$3
     shift 3
+    ((limit <= ${MAX_RUN_S:-$limit})) || limit=$MAX_RUN_S # a cap for a short device call
     local log=$out/$name.log
     echo "=== np=$np $* (env: ${RUN_ENV:-none})" >>"$log"
     local start=$SECONDS
@@ -76,6 +80,12 @@ phase_tests() {
         run tests 300 "$np" "$s/cuda/test_heat"
     done
     run tests 300 1 "$s/cuda/test_halo_pack_kernels" # the runs kernels, one team per run
+    # the ghost-list set-up, Communicators sharing one duplicate (tag windows), fused reductions
+    for np in 2 3; do
+        for t in test_halo_ghost_list test_halo_exchange_context test_reduction_batch; do
+            run tests 300 "$np" "$s/cuda/$t"
+        done
+    done
     # check mode on device fields: headers, checksums of device memory, a corrupting fault
     for np in 2 3; do
         RUN_ENV="FIELDSYNC_WAIT_TIMEOUT=1000" run tests 300 "$np" "$s/cuda/test_halo_exchange_check"
@@ -106,6 +116,16 @@ phase_heat() {
             --compare "$s/heat-reference.bin" --stats "$out/heat-stats-np$np.json"
     done
     grep -h -E "verification|hidden\)|^overall" "$out/heat.log" | tee -a "$summary"
+}
+
+# The heat solver with the host's default interior chunks (2048 cells, a kernel and a fence
+# each, progress() between them) against the device default (one update): doc/gpu.md
+phase_chunks() {
+    for np in 1 2; do
+        run chunks 300 "$np" "$s/cuda/fieldsync-heat" --steps 1000 --progress-chunk 2048 \
+            --compare "$s/heat-reference.bin"
+    done
+    grep -h -E "verification against /|^overall" "$out/chunks.log" | tee -a "$summary"
 }
 
 # The exchange of large messages against hand-written MPI: halo_bench on 2 and 16 ranks, and
@@ -169,7 +189,6 @@ for phase in "$@"; do
 done
 if [[ -n ${OUT:-} ]]; then
     tar -C "$out" -czf "$OUT/results.tar.gz" .
-    cp "$summary" "$OUT/"
 fi
 echo "--- summary"
 cat "$summary"

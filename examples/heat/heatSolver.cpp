@@ -683,9 +683,13 @@ public:
         }
     }
 
+#if FIELDSYNC_HAVE_ZOLTAN // only the Zoltan build rebalances (nvcc warns of an unused member)
     /** @brief The cost of one sub-step in cell updates. */
-    // [[maybe_unused]]: only the Zoltan build rebalances (nvcc warns otherwise)
-    [[nodiscard, maybe_unused]] double weight() const noexcept { return weight_; }
+    [[nodiscard]] double weight() const noexcept
+    {
+        return weight_;
+    }
+#endif
 
 private:
     double weight_;                 /**< b / a of the last fit, or the starting value */

@@ -3,6 +3,7 @@
 // tell each owner what is needed with one sparse exchange, agree on errors, make the maps.
 #include "fieldsync/halo/ghostList.hpp"
 
+#include "ascending.hpp"
 #include "exchangeContext.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -73,8 +74,9 @@ private:
     std::source_location where_;             /**< the caller's call site */
     std::string error_;                      /**< the first bad input found here */
     std::vector<char> bad_;                  /**< entries left out of the exchange (empty: none) */
-    std::vector<std::size_t> order_;         /**< entries grouped by owner (empty: as given) */
-    std::vector<int> receiveRanks_;          /**< owners, ascending */
+    bool grouped_ { false };         /**< every entry good and the owners' ranks ascending */
+    std::vector<std::size_t> order_; /**< entries grouped by owner (empty: as given) */
+    std::vector<int> receiveRanks_;  /**< owners, ascending */
     std::vector<std::size_t> receiveOffsets_ { 0 }; /**< their ranges in the grouped order */
     std::vector<int> sendRanks_;                    /**< requesters, ascending */
     std::vector<std::size_t> sendOffsets_ { 0 };    /**< their ranges in sendIndices_ */
@@ -107,7 +109,7 @@ void GhostListSetUp::checkLocally()
         fail(std::to_string(nOwned_) + " owned cells exceed the local index range");
     }
     LocalIndex highest { -1 }; // the highest good ghost index
-    // locals, so the loop reads no member again (checkEntry may write bad_)
+    // locals, so the loops read no member again (checkEntry may write bad_)
     const std::size_t nOwned { nOwned_ };
     const std::size_t ghostRange { static_cast<std::size_t>(INT_MAX) - nOwned };
     const auto nRanks = static_cast<unsigned>(nRanks_);
@@ -115,20 +117,28 @@ void GhostListSetUp::checkLocally()
     const LocalIndex* ghosts { ghostCells_.data() };
     const GhostOwner* owners { owners_.data() };
     const std::size_t n { owners_.size() };
-    bool allGood { true };
-    for (std::size_t k { 0 }; k < n; ++k) // no branch per entry: a correct list is the rule
+    // no branch per entry (a correct list is the rule): flags and with &, so the compiler can
+    // vectorise the loops
+    unsigned allGood { 1 };
+    for (std::size_t k { 0 }; k < n; ++k)
     {
         const LocalIndex ghost { ghosts[k] };
         const GhostOwner owner { owners[k] };
         // unsigned compares: a negative value is out of range too
-        const bool good =
-            ((static_cast<std::size_t>(ghost) - nOwned <= ghostRange) &
-             (static_cast<unsigned>(owner.rank) < nRanks) & (owner.index >= 0) &
-             ((owner.rank != self) | (static_cast<std::size_t>(owner.index) < nOwned))) != 0;
-        allGood = allGood && good;
+        allGood &= static_cast<unsigned>(
+            (static_cast<std::size_t>(ghost) - nOwned <= ghostRange) &
+            (static_cast<unsigned>(owner.rank) < nRanks) & (owner.index >= 0) &
+            ((owner.rank != self) | (static_cast<std::size_t>(owner.index) < nOwned))
+        );
         highest = std::max(highest, ghost);
     }
-    if (!allGood) [[unlikely]]
+    unsigned grouped { 1 }; // owners in ascending rank need no grouping
+    for (std::size_t k { 1 }; k < n; ++k)
+    {
+        grouped &= static_cast<unsigned>(owners[k - 1].rank <= owners[k].rank);
+    }
+    grouped_ = allGood != 0 && grouped != 0;
+    if (allGood == 0) [[unlikely]]
     {
         highest = -1;
         for (std::size_t k { 0 }; k < n; ++k)
@@ -136,6 +146,10 @@ void GhostListSetUp::checkLocally()
             checkEntry(k); // marks and names the bad entries
             highest = isBad(k) ? highest : std::max(highest, ghosts[k]);
         }
+    }
+    else if (strictlyAscending(ghostCells_)) [[likely]] // no ghost listed twice
+    {
+        return;
     }
     checkDuplicates(highest);
 }
@@ -250,36 +264,44 @@ void GhostListSetUp::checkDuplicates(LocalIndex highest)
 }
 
 /** @brief Groups the good entries by owner rank (ascending), keeping the list's order within one
- * owner; a list already grouped is not copied. */
+ * owner; a list already grouped (checkLocally found it so) is not copied. */
 void GhostListSetUp::groupByOwner()
 {
-    bool grouped { true };
-    bool anyBad { false };
+    // every entry good (no duplicate either) and the owners ascending: each owner's range found
+    // by a binary search
+    if (grouped_ && bad_.empty())
+    {
+        const auto rankBelow = [](const GhostOwner& owner, int rank)
+        {
+            return owner.rank < rank;
+        };
+        for (auto at = owners_.begin(); at != owners_.end();)
+        {
+            const int rank { at->rank };
+            at = std::lower_bound(at, owners_.end(), rank + 1, rankBelow);
+            receiveRanks_.push_back(rank);
+            receiveOffsets_.push_back(static_cast<std::size_t>(at - owners_.begin()));
+        }
+        return;
+    }
+    // some entries bad or the owners out of order: the good entries, sorted by owner
+    order_.reserve(owners_.size());
     for (std::size_t k { 0 }; k < owners_.size(); ++k)
     {
-        anyBad = anyBad || isBad(k);
-        grouped = grouped && (k == 0 || owners_[k - 1].rank <= owners_[k].rank);
-    }
-    if (!grouped || anyBad)
-    {
-        order_.reserve(owners_.size());
-        for (std::size_t k { 0 }; k < owners_.size(); ++k)
+        if (!isBad(k))
         {
-            if (!isBad(k))
-            {
-                order_.push_back(k);
-            }
+            order_.push_back(k);
         }
-        std::stable_sort(
-            order_.begin(),
-            order_.end(),
-            [this](std::size_t a, std::size_t b) { return owners_[a].rank < owners_[b].rank; }
-        );
     }
-    const std::size_t n { anyBad || !grouped ? order_.size() : owners_.size() };
+    std::stable_sort(
+        order_.begin(),
+        order_.end(),
+        [this](std::size_t a, std::size_t b) { return owners_[a].rank < owners_[b].rank; }
+    );
+    const std::size_t n { order_.size() };
     for (std::size_t j { 0 }; j < n; ++j)
     {
-        const int rank { owners_[order_.empty() ? j : order_[j]].rank };
+        const int rank { owners_[order_[j]].rank };
         if (receiveRanks_.empty() || receiveRanks_.back() != rank)
         {
             if (!receiveRanks_.empty())

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 
+#include "ascending.hpp"
+
 #include "fieldsync/core/error.hpp"
 
 #include <algorithm>
@@ -263,6 +265,10 @@ void RankSimplexCommMap::validateUnique(std::string_view what, const std::source
     {
         return;
     }
+    if (strictlyAscending(indices_)) // over all neighbours: no cell written twice
+    {
+        return;
+    }
     // cells are local indices, usually one dense range (the ghosts): a table over that range
     // (no hashing) unless they are spread out
     const LocalIndex lowest = *std::min_element(indices_.begin(), indices_.end());
@@ -312,6 +318,10 @@ bool RankSimplexCommMap::hasRepeatWithinNeighbour() const
         const std::span<const LocalIndex> cells(
             indices_.data() + offsets_[k], offsets_[k + 1] - offsets_[k]
         );
+        if (strictlyAscending(cells)) // the usual order: no repeat
+        {
+            continue;
+        }
         const auto [low, high] = std::minmax_element(cells.begin(), cells.end());
         const auto words = (static_cast<std::size_t>(*high - *low) >> 6U) + 1;
         if (words <= 4 * cells.size() + 1024)

@@ -184,6 +184,84 @@ TEST_CASE("GhostList: a rank with no ghosts, and ghosts already grouped by owner
 }
 
 TEST_CASE(
+    "GhostList: a list in owner and cell order (the set-up's fast checks), several cells per owner",
+    "[ghostList]"
+)
+{
+    const mpi::MPIEnvironment env;
+    const int me { env.rank() };
+    const int n { env.sizeRank() };
+    const auto nOwned = static_cast<std::size_t>(ownedBy(me));
+    // from every rank (itself too) the cells i with (i + me) % 2 == 0, by rank then cell, the
+    // ghosts numbered upwards: owners ascending and ghosts strictly ascending
+    std::vector<LocalIndex> ghosts;
+    std::vector<GhostOwner> owners;
+    for (int q { 0 }; q < n; ++q)
+    {
+        for (LocalIndex i { 0 }; i < ownedBy(q); ++i)
+        {
+            if ((i + me) % 2 == 0)
+            {
+                owners.push_back({ q, i });
+                ghosts.push_back(static_cast<LocalIndex>(nOwned + ghosts.size()));
+            }
+        }
+    }
+    const auto asked = [](int q, int r) // cells rank q asks of rank r
+    {
+        std::size_t count { 0 };
+        for (LocalIndex i { 0 }; i < ownedBy(r); ++i)
+        {
+            count += (i + q) % 2 == 0 ? 1 : 0;
+        }
+        return count;
+    };
+
+    SECTION("every ghost gets its owner's value")
+    {
+        GhostList ghostList(env, nOwned, ghosts, owners);
+        for (int r { 0 }; r < n; ++r)
+        {
+            CHECK(ghostList.receiveMap().sizeOf(r) == asked(me, r));
+            CHECK(ghostList.sendMap().sizeOf(r) == asked(r, me));
+        }
+        Communicator comm { ghostList.communicator() };
+        std::vector<double> field(nOwned + ghosts.size(), -1.0);
+        for (std::size_t i { 0 }; i < nOwned; ++i)
+        {
+            field[i] = valueOf(globalId(me, static_cast<LocalIndex>(i)));
+        }
+        comm.startComm(field);
+        comm.finaliseComm(field);
+        for (std::size_t k { 0 }; k < ghosts.size(); ++k)
+        {
+            CAPTURE(me, k);
+            REQUIRE(
+                field[static_cast<std::size_t>(ghosts[k])] ==
+                valueOf(globalId(owners[k].rank, owners[k].index))
+            );
+        }
+    }
+    SECTION("a ghost listed twice in a list grouped by owner")
+    {
+        const int last { n - 1 };
+        if (me == last)
+        {
+            ghosts[3] = ghosts[1]; // owners stay grouped, every entry alone is good
+        }
+        const std::string text { errorOf([&] { GhostList(env, nOwned, ghosts, owners); }) };
+        CHECK_THAT(
+            text,
+            Catch::Contains(
+                "ghost cell " + std::to_string(ownedBy(last) + 1) +
+                " is listed twice (entries 1 and 3)"
+            )
+        );
+        CHECK_THAT(text, Catch::Contains("(rank " + std::to_string(last) + ")"));
+    }
+}
+
+TEST_CASE(
     "GhostList: bad input is an Error on every rank, naming site, rank and value", "[ghostList]"
 )
 {

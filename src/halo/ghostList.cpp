@@ -271,14 +271,14 @@ void GhostListSetUp::groupByOwner()
     // by a binary search
     if (grouped_ && bad_.empty())
     {
-        const auto rankBelow = [](const GhostOwner& owner, int rank)
+        const auto rankAbove = [](int rank, const GhostOwner& owner)
         {
-            return owner.rank < rank;
+            return rank < owner.rank;
         };
         for (auto at = owners_.begin(); at != owners_.end();)
         {
             const int rank { at->rank };
-            at = std::lower_bound(at, owners_.end(), rank + 1, rankBelow);
+            at = std::upper_bound(at, owners_.end(), rank, rankAbove);
             receiveRanks_.push_back(rank);
             receiveOffsets_.push_back(static_cast<std::size_t>(at - owners_.begin()));
         }

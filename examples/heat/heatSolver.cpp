@@ -216,9 +216,7 @@ void HeatSolver::updateInterior(halo::Communicator& comm, double dt, std::size_t
     if (chunk == 0)
     {
         update(interior_, dt);
-        if constexpr (!std::is_same_v<
-                          Kokkos::DefaultExecutionSpace,
-                          Kokkos::DefaultHostExecutionSpace>)
+        if constexpr (!kernelsOnHost)
         {
             comm.progress(); // the kernel runs on the device meanwhile
         }

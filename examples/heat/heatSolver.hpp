@@ -28,6 +28,11 @@ enum class PartitionerKind
     Slab      /**< no partitioner: each rank keeps the slab of ids it generated */
 };
 
+/** @brief Whether the solver's kernels run on the host (synchronously), not on a device. */
+inline constexpr bool kernelsOnHost {
+    std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace>
+};
+
 /**
  * @brief The default interior chunk between Communicator::progress() calls: 2048 cells where
  * the solver's kernels run on the host (each chunk is a synchronous loop, and the exchange moves
@@ -35,9 +40,7 @@ enum class PartitionerKind
  * kernel launch and a fence, which made the whole run many times slower (doc/gpu.md), and one
  * update already runs asynchronously: the solver calls progress() once while the kernel runs.
  */
-inline constexpr std::size_t defaultProgressChunk {
-    std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::DefaultHostExecutionSpace> ? 2048 : 0
-};
+inline constexpr std::size_t defaultProgressChunk { kernelsOnHost ? 2048 : 0 };
 
 /**
  * @brief The moving load and the dynamic load balancing: cells inside a disc (a cylinder

@@ -74,9 +74,9 @@ private:
     std::source_location where_;             /**< the caller's call site */
     std::string error_;                      /**< the first bad input found here */
     std::vector<char> bad_;                  /**< entries left out of the exchange (empty: none) */
-    bool grouped_ { false };         /**< every entry good and the owners' ranks ascending */
-    std::vector<std::size_t> order_; /**< entries grouped by owner (empty: as given) */
-    std::vector<int> receiveRanks_;  /**< owners, ascending */
+    bool grouped_ { false };                 /**< owners' ranks ascending, each entry alone good */
+    std::vector<std::size_t> order_;         /**< entries grouped by owner (empty: as given) */
+    std::vector<int> receiveRanks_;          /**< owners, ascending */
     std::vector<std::size_t> receiveOffsets_ { 0 }; /**< their ranges in the grouped order */
     std::vector<int> sendRanks_;                    /**< requesters, ascending */
     std::vector<std::size_t> sendOffsets_ { 0 };    /**< their ranges in sendIndices_ */

@@ -93,8 +93,8 @@ void CommunicatorState::setUpCheck(const CommitOptions& options)
     globalIds_ = !options.globalIds.empty();
     if (check_)
     {
-        sendCells_ = hashesOf(sendMap_, options.globalIds);
-        receiveCells_ = hashesOf(receiveMap_, options.globalIds);
+        cells_ = std::make_unique<CellHashes>(CellHashes {
+            hashesOf(sendMap_, options.globalIds), hashesOf(receiveMap_, options.globalIds) });
     }
 }
 
@@ -123,7 +123,7 @@ void CommunicatorState::checkedSends(
     putText(mine.keyName, exchange.key.name(), exchange.reverse ? " (reverse)" : "");
     putSite(mine.site, where);
     putText(mine.typeName, type);
-    check.seal(buffer.sendHalf(), exchange.reverse ? receiveCells_ : sendCells_);
+    check.seal(buffer.sendHalf(), exchange.reverse ? cells_->receive : cells_->send);
     buffer.startSends(where);
     check.post(buffer.receiveHalf(), env_.comm(), tags_.check(), where);
 }
@@ -139,7 +139,7 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
             return false; // headers first: they are compared before any data wait
         }
         const std::string error = check.compare(
-            buffer.receiveHalf(), exchange.reverse ? sendCells_ : receiveCells_, env_.rank()
+            buffer.receiveHalf(), exchange.reverse ? cells_->send : cells_->receive, env_.rank()
         );
         if (!error.empty())
         {

@@ -335,8 +335,11 @@ void CommunicatorState::buildGraphs(const std::source_location& where)
         );
         return mpi::MPIEnvironment::adopt(comm, where);
     };
-    graph_ = graph(peersOf(receiveMap_), peersOf(sendMap_));
-    reverseGraph_ = graph(peersOf(sendMap_), peersOf(receiveMap_));
+    // collective: a braced list is evaluated in order, so every rank makes forward, then reverse
+    graphs_ = std::make_unique<NeighbourGraphs>(NeighbourGraphs {
+        graph(peersOf(receiveMap_), peersOf(sendMap_)),
+        graph(peersOf(sendMap_), peersOf(receiveMap_)),
+        {} });
 }
 
 void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
@@ -346,17 +349,18 @@ void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
         if (exchange.persistent == nullptr) // the key's first exchange on this back end
         {
             exchange.persistent =
-                makePersistentNeighbourOps(exchange.reverse ? *reverseGraph_ : *graph_);
+                makePersistentNeighbourOps(exchange.reverse ? graphs_->reverse : graphs_->forward);
         }
         const CommBufferCore& half = buffer.sendHalf();
         const bool host = half.staging() || half.space().hostAccessible();
-        persistentBound_.resize(std::max(persistentBound_.size(), pool_.size()));
-        PersistentBinding& bound = persistentBound_[exchange.buffer];
+        std::vector<NeighbourGraphs::Binding>& bindings = graphs_->bound;
+        bindings.resize(std::max(bindings.size(), pool_.size()));
+        NeighbourGraphs::Binding& bound = bindings[exchange.buffer];
         if (bound.ops != exchange.persistent.get() || bound.host != host)
         {
             auto [send, receive] = makePersistentNeighbour(exchange.persistent, half.space(), host);
             buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
-            bound = PersistentBinding { exchange.persistent.get(), host };
+            bound = NeighbourGraphs::Binding { exchange.persistent.get(), host };
         }
         return;
     }
@@ -364,7 +368,7 @@ void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
     {
         return;
     }
-    const MPI_Comm graph = exchange.reverse ? reverseGraph_->comm() : graph_->comm();
+    const MPI_Comm graph = exchange.reverse ? graphs_->reverse.comm() : graphs_->forward.comm();
     auto [send, receive] = makeNeighbourCollective(graph);
     buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
 }
@@ -419,7 +423,10 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
     exchanges_.clear(); // the probes leave no key and no buffer behind (nothing in flight)
     last_ = nullptr;
     pool_ = BufferPool {}; // frees the persistent probe's requests with its transports
-    persistentBound_.clear();
+    if (graphs_)
+    {
+        graphs_->bound.clear();
+    }
     // Point-to-point (index 0) stays unless another back end is faster by more than the
     // probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16
     // ranks the others, within that spread of it in the probe, were slower in the run

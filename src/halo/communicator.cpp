@@ -66,7 +66,8 @@ CommunicatorState::CommunicatorState(
 )
     : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
       sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)), sendRuns_(sendMap_),
-      receiveRuns_(receiveMap_), envPolicy_(mpi::WaitPolicy::fromEnvironment()),
+      receiveRuns_(receiveMap_),
+      policy_(context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment()),
       tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
 {
     const int size = env_.sizeRank();

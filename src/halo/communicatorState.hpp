@@ -12,6 +12,7 @@
 #include "fieldsync/halo/communicator.hpp"
 
 #include <deque>
+#include <memory>
 #include <span>
 #include <optional>
 
@@ -311,7 +312,7 @@ public:
     /** @brief The keys in flight, for messages. */
     std::string describeInFlight() const;
     /** @brief The wait policy in force. */
-    const mpi::WaitPolicy& policy() const noexcept { return policy_ ? *policy_ : envPolicy_; }
+    const mpi::WaitPolicy& policy() const noexcept { return policy_; }
     /** @brief A telemetry stamp (0 when timing is off). */
     std::int64_t stamp() const noexcept { return timing_ ? telemetryTicks(tsc_) : 0; }
     /**
@@ -324,49 +325,58 @@ public:
         return static_cast<double>(to - from);
     }
 
-    mpi::MPIEnvironment env_;               /**< the communicator (shared, or its own) */
-    TagWindow tags_;                        /**< the tags this Communicator uses on env_ */
-    std::shared_ptr<const void> shared_;    /**< keeps a shared env_ (null: env_ is its own) */
-    RankSimplexCommMap sendMap_;            /**< cells sent to each neighbour */
-    RankSimplexCommMap receiveMap_;         /**< ghost cells received from each */
-    IndexRuns sendRuns_;                    /**< runs of the send map (analysed at commit) */
-    IndexRuns receiveRuns_;                 /**< runs of the receive map */
-    bool sendRepeats_ { false };            /**< send map repeats a cell per neighbour */
-    std::size_t maxCells_ { 0 };            /**< most cells of one neighbour, either map */
-    std::deque<Exchange> exchanges_;        /**< every key seen (stable addresses) */
-    Exchange* last_ { nullptr };            /**< the key started last (no scan when restarted) */
-    std::size_t inFlight_ { 0 };            /**< exchanges in flight (no tag scan when none) */
-    IndexCache indices_;                    /**< map indices per memory space */
-    BufferPool pool_;                       /**< the buffers (destroyed first: cancels) */
-    std::optional<mpi::WaitPolicy> policy_; /**< time-out policy override */
-    mpi::WaitPolicy envPolicy_;             /**< the environment's policy at construction */
+    mpi::MPIEnvironment env_;            /**< the communicator (shared, or its own) */
+    TagWindow tags_;                     /**< the tags this Communicator uses on env_ */
+    std::shared_ptr<const void> shared_; /**< keeps a shared env_ (null: env_ is its own) */
+    RankSimplexCommMap sendMap_;         /**< cells sent to each neighbour */
+    RankSimplexCommMap receiveMap_;      /**< ghost cells received from each */
+    IndexRuns sendRuns_;                 /**< runs of the send map (analysed at commit) */
+    IndexRuns receiveRuns_;              /**< runs of the receive map */
+    bool sendRepeats_ { false };         /**< send map repeats a cell per neighbour */
+    std::size_t maxCells_ { 0 };         /**< most cells of one neighbour, either map */
+    std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
+    Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
+    std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
+    IndexCache indices_;                 /**< map indices per memory space */
+    BufferPool pool_;                    /**< the buffers (destroyed first: cancels) */
+    mpi::WaitPolicy policy_; /**< the environment's at construction, or setWaitPolicy's */
     static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
-    std::size_t persistentFrom_ { 512 };              /**< persistent from this message size */
-    mpi::Staging staging_ { mpi::Staging::Auto };     /**< forced staging */
-    bool inPlace_ { true };                           /**< in-place contiguous neighbours */
-    bool timing_ { true };                            /**< telemetry reads the clock */
-    bool committed_ { false };                        /**< commit() ran */
-    BackEnd backEnd_ { BackEnd::PointToPoint };       /**< the back end in use */
-    std::optional<mpi::MPIEnvironment> graph_;        /**< sources: receive map, dests: send map */
-    std::optional<mpi::MPIEnvironment> reverseGraph_; /**< the same, reversed */
-    /** @brief What a pool buffer's persistent transports are bound to. */
-    struct PersistentBinding
+    std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
+    mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
+    bool inPlace_ { true };                       /**< in-place contiguous neighbours */
+    bool timing_ { true };                        /**< telemetry reads the clock */
+    bool committed_ { false };                    /**< commit() ran */
+    BackEnd backEnd_ { BackEnd::PointToPoint };   /**< the back end in use */
+    /** @brief The neighbourhood back ends' state, made at commit only when one is chosen. */
+    struct NeighbourGraphs
     {
-        const PersistentNeighbourOps* ops { nullptr }; /**< the key's collectives (alive) */
-        bool host { false };                           /**< messages in host memory */
+        mpi::MPIEnvironment forward; /**< sources: receive map, destinations: send map */
+        mpi::MPIEnvironment reverse; /**< the same, reversed */
+        /** @brief What a pool buffer's persistent transports are bound to. */
+        struct Binding
+        {
+            const PersistentNeighbourOps* ops { nullptr }; /**< the key's collectives (alive) */
+            bool host { false };                           /**< messages in host memory */
+        };
+        std::vector<Binding> bound; /**< per pool entry (persistent back end) */
     };
-    std::vector<PersistentBinding> persistentBound_; /**< per pool entry (persistent back end) */
-    bool tsc_ { false };                             /**< stamps read the time-stamp counter */
+    std::unique_ptr<NeighbourGraphs> graphs_; /**< null on the point-to-point back end */
+    bool tsc_ { false };                      /**< stamps read the time-stamp counter */
     bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
     bool check_ { false };     /**< check mode (CommitOptions::check) */
     bool globalIds_ { false }; /**< the cell hashes are of global ids */
-    std::vector<std::uint64_t> sendCells_;    /**< check mode: hash of each send list */
-    std::vector<std::uint64_t> receiveCells_; /**< check mode: hash of each receive list */
-    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
-    std::uint64_t id_ { 0 };                  /**< this Communicator, the same on every rank */
-    std::vector<int> peers_;                  /**< ranks this one sends to or receives from */
-    NoticeBox notices_;                       /**< notices sent and received */
-    bool noticed_ { false };                  /**< the Error in flight came from a notice */
+    /** @brief Check mode's hash of each neighbour's list, made at commit in check mode only. */
+    struct CellHashes
+    {
+        std::vector<std::uint64_t> send;    /**< of each send list */
+        std::vector<std::uint64_t> receive; /**< of each receive list */
+    };
+    std::unique_ptr<CellHashes> cells_; /**< null outside check mode */
+    CheckMailbox mailbox_;              /**< check mode: headers no exchange took yet */
+    std::uint64_t id_ { 0 };            /**< this Communicator, the same on every rank */
+    std::vector<int> peers_;            /**< ranks this one sends to or receives from */
+    NoticeBox notices_;                 /**< notices sent and received */
+    bool noticed_ { false };            /**< the Error in flight came from a notice */
     /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
     struct Failure
     {
@@ -378,5 +388,16 @@ public:
     std::vector<Failure> failures_; /**< failed starts, one per tag (empty in a correct run) */
     static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete probes notices every N */
 };
+
+#if defined(__GLIBC__) && defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
+// Every set-up allocates one state. glibc serves a request of up to 1000 bytes from its per-thread
+// cache or a small bin; a larger one first merges every freed small block (malloc_consolidate),
+// thousands of instructions on a heap in use. So the state stays below that size: what only a
+// neighbourhood back end or check mode needs is allocated apart (graphs_, cells_).
+static_assert(
+    sizeof(CommunicatorState) <= 1000,
+    "CommunicatorState has grown past glibc's small-request size: allocate rarely used parts apart"
+);
+#endif
 
 } // namespace fieldsync::halo

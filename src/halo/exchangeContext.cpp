@@ -132,6 +132,7 @@ ExchangeContext grantContext(
             TagWindow::window(static_cast<int>(agreed.window)),
             agreed.id,
             shared,
+            std::nullopt,
         };
     }
     // the tag range has no window left (or the caller wants a communicator of its own)
@@ -139,7 +140,7 @@ ExchangeContext grantContext(
     FIELDSYNC_MPI_AT(MPI_Comm_dup(env.comm(), &own), where);
     mpi::MPIEnvironment adopted = mpi::MPIEnvironment::adopt(own, where);
     const TagWindow whole = TagWindow::whole(adopted.comm());
-    return ExchangeContext { std::move(adopted), whole, agreed.id, nullptr };
+    return ExchangeContext { std::move(adopted), whole, agreed.id, nullptr, std::nullopt };
 }
 
 ExchangeContext

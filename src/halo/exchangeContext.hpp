@@ -8,9 +8,11 @@
 #include "tagWindow.hpp"
 
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <source_location>
 
 namespace fieldsync::halo
@@ -45,6 +47,8 @@ struct ExchangeContext
     TagWindow tags { TagWindow::window(0) }; /**< the tags it may use on env */
     std::uint64_t id { 0 };                  /**< its identifier */
     std::shared_ptr<const void> keeper;      /**< keeps a shared communicator; null: env owns one */
+    /** @brief The wait policy a set-up already read (GhostList); empty: read the environment. */
+    std::optional<mpi::WaitPolicy> policy;
 
     /** @brief Whether other Communicators send on the same communicator (in other windows). */
     [[nodiscard]] bool shared() const noexcept { return keeper != nullptr; }

@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fieldsync::halo
@@ -37,9 +38,13 @@ public:
         const std::source_location& where
     )
         : comm_(comm), self_(env.rank()), nRanks_(env.sizeRank()), nOwned_(nOwned),
-          ghostCells_(ghostCells), owners_(owners), where_(where)
+          ghostCells_(ghostCells), owners_(owners), where_(where),
+          policy_(mpi::WaitPolicy::fromEnvironment())
     {
     }
+
+    /** @brief The wait policy read once for the set-up and its Communicator. */
+    [[nodiscard]] const mpi::WaitPolicy& policy() const noexcept { return policy_; }
 
     void checkLocally();
     void groupByOwner();
@@ -72,6 +77,7 @@ private:
     std::span<const LocalIndex> ghostCells_; /**< the caller's ghost indices */
     std::span<const GhostOwner> owners_;     /**< the caller's owners */
     std::source_location where_;             /**< the caller's call site */
+    mpi::WaitPolicy policy_;                 /**< the environment's, read once */
     std::string error_;                      /**< the first bad input found here */
     std::vector<char> bad_;                  /**< entries left out of the exchange (empty: none) */
     bool grouped_ { false };                 /**< owners' ranks ascending, each entry alone good */
@@ -341,7 +347,7 @@ void GhostListSetUp::askOwners()
         outgoing.push_back(std::move(message));
     }
     const std::vector<mpi::SparseMessage> incoming {
-        mpi::sparseExchange(comm_, ghostListTag, outgoing, "GhostList", where_)
+        mpi::sparseExchange(comm_, ghostListTag, outgoing, "GhostList", policy_, where_)
     };
     const auto selfSlot = std::lower_bound(receiveRanks_.begin(), receiveRanks_.end(), self_);
     const bool hasSelf { selfSlot != receiveRanks_.end() && *selfSlot == self_ };
@@ -473,11 +479,29 @@ GhostList::GhostList(
     const ContextBid agreed { setUp.agree(contextBid(env.comm(), where)) };
     takeBid(env.comm(), agreed, true);
     context_ = std::make_shared<ExchangeContext>(grantContext(env, agreed, false, where));
+    context_->policy = setUp.policy();
     sendMap_ = setUp.takeSendMap();
     receiveMap_ = setUp.takeReceiveMap();
 }
 
-Communicator GhostList::communicator(std::source_location where)
+Communicator GhostList::communicator(std::source_location where) &
+{
+    return handOn(sendMap_, receiveMap_, where);
+}
+
+Communicator GhostList::communicator(std::source_location where) &&
+{
+    // the list keeps empty maps (valid, of no rank), not moved-from ones
+    return handOn(
+        std::exchange(sendMap_, RankSimplexCommMap {}),
+        std::exchange(receiveMap_, RankSimplexCommMap {}),
+        where
+    );
+}
+
+Communicator GhostList::handOn(
+    RankSimplexCommMap send, RankSimplexCommMap receive, const std::source_location& where
+)
 {
     FIELDSYNC_CHECK_AT(
         !handedOn_,
@@ -487,7 +511,7 @@ Communicator GhostList::communicator(std::source_location where)
     );
     handedOn_ = true;
     return Communicator::adopt(
-        std::move(*context_), sendMap_, receiveMap_, CommitOptions {}, where
+        std::move(*context_), std::move(send), std::move(receive), CommitOptions {}, where
     );
 }
 

@@ -174,12 +174,24 @@ std::vector<SparseMessage> sparseExchange(
     std::source_location where
 )
 {
+    return sparseExchange(comm, tag, outgoing, what, WaitPolicy::fromEnvironment(), where);
+}
+
+std::vector<SparseMessage> sparseExchange(
+    MPI_Comm comm,
+    int tag,
+    const std::vector<SparseMessage>& outgoing,
+    const std::string& what,
+    const WaitPolicy& policy,
+    std::source_location where
+)
+{
     NbxExchange exchange(comm, tag, where);
     exchange.postSends(outgoing, what);
     mpi::waitWithTimeout(
         [&exchange] { return exchange.step(); },
         [&exchange] { return exchange.describe(); },
-        mpi::WaitPolicy::fromEnvironment(),
+        policy,
         "sparse exchange",
         what + " (tag " + std::to_string(tag) + ")",
         where

@@ -4,6 +4,7 @@
 // exchange every ghost must hold the value of its owner's cell, computed here from the formula,
 // never from the maps. Bad lists end in an Error on every rank.
 #include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/scopedWaitTimeout.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/ghostList.hpp"
@@ -15,6 +16,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace fieldsync;
@@ -225,7 +227,11 @@ TEST_CASE(
             CHECK(ghostList.receiveMap().sizeOf(r) == asked(me, r));
             CHECK(ghostList.sendMap().sizeOf(r) == asked(r, me));
         }
-        Communicator comm { ghostList.communicator() };
+        // the maps move into the Communicator; the list is left with empty ones
+        Communicator comm { std::move(ghostList).communicator() };
+        CHECK(ghostList.sendMap().neighbourCount() == 0); // NOLINT(bugprone-use-after-move)
+        CHECK(ghostList.receiveMap().totalSize() == 0);   // NOLINT(bugprone-use-after-move)
+        CHECK_THROWS_AS(std::move(ghostList).communicator(), Error); // handed on already
         std::vector<double> field(nOwned + ghosts.size(), -1.0);
         for (std::size_t i { 0 }; i < nOwned; ++i)
         {
@@ -347,4 +353,49 @@ TEST_CASE(
     const List list { listOf(me, n) };
     GhostList good(env, nOwned, list.ghosts, list.owners);
     CHECK(good.receiveMap().totalSize() == list.ghosts.size());
+}
+
+TEST_CASE(
+    "GhostList: its Communicator waits under the policy read when the list was made", "[ghostList]"
+)
+{
+    const mpi::MPIEnvironment env;
+    const int me { env.rank() };
+    const int n { env.sizeRank() };
+    if (n < 2)
+    {
+        return; // needs a peer that starts late
+    }
+    // every rank's one ghost is cell 0 of the next rank
+    const std::vector<LocalIndex> ghosts { ownedBy(me) };
+    const std::vector<GhostOwner> owners { { (me + 1) % n, 0 } };
+    std::optional<GhostList> list;
+    {
+        const test::ScopedWaitTimeout made { "0.3", "error" };
+        list.emplace(env, static_cast<std::size_t>(ownedBy(me)), ghosts, owners);
+    }
+    // another policy in the environment now: the list's, read when it was made, must rule
+    const test::ScopedWaitTimeout later { "20", "error" };
+    Communicator comm { std::move(*list).communicator() };
+    std::vector<double> field(static_cast<std::size_t>(ownedBy(me)) + 1, -1.0);
+    for (LocalIndex i { 0 }; i < ownedBy(me); ++i)
+    {
+        field[static_cast<std::size_t>(i)] = valueOf(globalId(me, i));
+    }
+    if (me == 0)
+    {
+        // rank 1, which owns rank 0's ghost, starts only after rank 0's wait has timed out
+        comm.startComm(field, "late");
+        const std::string text { errorOf([&] { comm.finaliseComm(field, "late"); }) };
+        CHECK_THAT(text, Catch::Contains("FIELDSYNC_WAIT_TIMEOUT 0.3 s"));
+        MPI_Barrier(env.comm());
+        comm.finaliseComm(field, "late"); // the exchange stayed in flight: waited for again
+    }
+    else
+    {
+        MPI_Barrier(env.comm());
+        comm.startComm(field, "late");
+        comm.finaliseComm(field, "late");
+    }
+    CHECK(field.back() == valueOf(globalId((me + 1) % n, 0)));
 }

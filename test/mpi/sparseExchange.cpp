@@ -69,6 +69,9 @@ TEST_CASE("sparseExchange: an exchange one rank never enters is an Error naming 
     {
         return; // needs a rank that stays away
     }
+    // the time-out from the environment, or given to the call (the environment's then would
+    // warn and wait on for a minute)
+    const bool given { GENERATE(false, true) };
     const mpi::MPIEnvironment own { env.duplicate() };
     const int late { env.sizeRank() - 1 };
     const int tag { 23 };
@@ -81,9 +84,18 @@ TEST_CASE("sparseExchange: an exchange one rank never enters is an Error naming 
         std::source_location site;
         try
         {
-            const test::ScopedWaitTimeout timeout { "0.2", "error" };
-            site = std::source_location::current();
-            static_cast<void>(sparseExchange(own.comm(), tag, out, "lonely", site));
+            if (given)
+            {
+                const mpi::WaitPolicy policy { 0.2, mpi::TimeoutAction::Error };
+                site = std::source_location::current();
+                static_cast<void>(sparseExchange(own.comm(), tag, out, "lonely", policy, site));
+            }
+            else
+            {
+                const test::ScopedWaitTimeout timeout { "0.2", "error" };
+                site = std::source_location::current();
+                static_cast<void>(sparseExchange(own.comm(), tag, out, "lonely", site));
+            }
             FAIL("no fieldsync::Error from an exchange the late rank never entered");
         }
         catch (const Error& error)

@@ -45,6 +45,10 @@ struct GhostOwner
  * from PETSc's cached communicator). Only when the duplicate's tag range has no window left
  * (MPI_TAG_UB / 65536 - 1 set-ups over one communicator) does the set-up make a duplicate for
  * the Communicator with MPI_Comm_dup.
+ *
+ * The environment's wait policy (FIELDSYNC_WAIT_TIMEOUT, FIELDSYNC_WAIT_TIMEOUT_ACTION) is read
+ * once, when the list is made: its sparse exchange and the Communicator's waits use it
+ * (Communicator::setWaitPolicy changes the latter).
  */
 class GhostList
 {
@@ -80,12 +84,25 @@ public:
      * the set-up agreed on. Its commit checks nothing and waits for no rank: the
      * maps agree by construction and the set-up checked them. The back end is the
      * environment's choice (FIELDSYNC_HALO_BACKEND; the neighbourhood collectives, persistent
-     * or not, and Auto are collective). Call once per list: a second call is an Error.
+     * or not, and Auto are collective). Call once per list: a second call is an Error. The
+     * list keeps its maps (sendMap(), receiveMap()); the Communicator gets copies.
      */
     [[nodiscard]] Communicator
-    communicator(std::source_location where = std::source_location::current());
+    communicator(std::source_location where = std::source_location::current()) &;
+
+    /**
+     * @brief The same Communicator from a list that is not needed after: the maps move into it
+     * instead of being copied (`std::move(list).communicator()`, or on a temporary list). The
+     * list's maps are empty after (no neighbour, for no rank).
+     */
+    [[nodiscard]] Communicator
+    communicator(std::source_location where = std::source_location::current()) &&;
 
 private:
+    /** @brief Both communicator()s: hands the context and @p send, @p receive on. */
+    [[nodiscard]] Communicator
+    handOn(RankSimplexCommMap send, RankSimplexCommMap receive, const std::source_location& where);
+
     std::shared_ptr<ExchangeContext> context_; /**< what the Communicator will use */
     std::size_t nOwned_ { 0 };                 /**< owned cells on this rank */
     RankSimplexCommMap sendMap_;               /**< send direction */

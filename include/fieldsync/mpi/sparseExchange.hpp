@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/mpi/wait.hpp"
+
 #include <cstdint>
 #include <source_location>
 #include <string>
@@ -44,6 +46,19 @@ struct SparseMessage
     int tag,
     const std::vector<SparseMessage>& outgoing,
     const std::string& what,
+    std::source_location where = std::source_location::current()
+);
+
+/**
+ * @brief The same exchange under @p policy instead of the environment's (for a set-up that reads
+ * the environment once for all its waits).
+ */
+[[nodiscard]] std::vector<SparseMessage> sparseExchange(
+    MPI_Comm comm,
+    int tag,
+    const std::vector<SparseMessage>& outgoing,
+    const std::string& what,
+    const WaitPolicy& policy,
     std::source_location where = std::source_location::current()
 );
 

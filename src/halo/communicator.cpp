@@ -65,8 +65,7 @@ CommunicatorState::CommunicatorState(
     bool checked
 )
     : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
-      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)), sendRuns_(sendMap_),
-      receiveRuns_(receiveMap_),
+      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
       policy_(context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment()),
       tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
 {

@@ -324,22 +324,41 @@ public:
     {
         return static_cast<double>(to - from);
     }
+    /** @brief The runs of both maps, for the pack and unpack kernels. */
+    struct MapRuns
+    {
+        IndexRuns send;    /**< of the send map */
+        IndexRuns receive; /**< of the receive map */
+    };
+    /**
+     * @brief The maps' runs, analysed at the first pack or unpack through a buffer, as the index
+     * arrays are copied then (a Communicator whose messages all travel in place never needs them).
+     */
+    const MapRuns& mapRuns()
+    {
+        if (!runs_) [[unlikely]]
+        {
+            runs_ = std::make_unique<const MapRuns>(MapRuns { IndexRuns(sendMap_),
+                                                              IndexRuns(receiveMap_) });
+        }
+        return *runs_;
+    }
 
     mpi::MPIEnvironment env_;            /**< the communicator (shared, or its own) */
     TagWindow tags_;                     /**< the tags this Communicator uses on env_ */
     std::shared_ptr<const void> shared_; /**< keeps a shared env_ (null: env_ is its own) */
     RankSimplexCommMap sendMap_;         /**< cells sent to each neighbour */
     RankSimplexCommMap receiveMap_;      /**< ghost cells received from each */
-    IndexRuns sendRuns_;                 /**< runs of the send map (analysed at commit) */
-    IndexRuns receiveRuns_;              /**< runs of the receive map */
-    bool sendRepeats_ { false };         /**< send map repeats a cell per neighbour */
-    std::size_t maxCells_ { 0 };         /**< most cells of one neighbour, either map */
-    std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
-    Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
-    std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
-    IndexCache indices_;                 /**< map indices per memory space */
-    BufferPool pool_;                    /**< the buffers (destroyed first: cancels) */
-    mpi::WaitPolicy policy_; /**< the environment's at construction, or setWaitPolicy's */
+    /** @brief null until a pack or unpack goes through a buffer (mapRuns()) */
+    std::unique_ptr<const MapRuns> runs_;
+    bool sendRepeats_ { false };     /**< send map repeats a cell per neighbour */
+    std::size_t maxCells_ { 0 };     /**< most cells of one neighbour, either map */
+    std::deque<Exchange> exchanges_; /**< every key seen (stable addresses) */
+    Exchange* last_ { nullptr };     /**< the key started last (no scan when restarted) */
+    std::size_t inFlight_ { 0 };     /**< exchanges in flight (no tag scan when none) */
+    IndexCache indices_;             /**< map indices per memory space */
+    BufferPool pool_;                /**< the buffers (destroyed first: cancels) */
+    mpi::WaitPolicy policy_;         /**< the environment's at construction, or setWaitPolicy's */
     static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
     std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
     mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
@@ -393,7 +412,8 @@ public:
 // Every set-up allocates one state. glibc serves a request of up to 1000 bytes from its per-thread
 // cache or a small bin; a larger one first merges every freed small block (malloc_consolidate),
 // thousands of instructions on a heap in use. So the state stays below that size: what only a
-// neighbourhood back end or check mode needs is allocated apart (graphs_, cells_).
+// neighbourhood back end, check mode or a packed message needs is allocated apart (graphs_,
+// cells_, runs_).
 static_assert(
     sizeof(CommunicatorState) <= 1000,
     "CommunicatorState has grown past glibc's small-request size: allocate rarely used parts apart"

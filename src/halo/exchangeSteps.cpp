@@ -331,12 +331,13 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     }
     const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
     const auto packStart = stamp();
+    const MapRuns& both = mapRuns();
     const IndexArrays& arrays = indices_.get(
-        fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_, fields.packsByRuns()
+        fields.space(), sendMap_, receiveMap_, both.send, both.receive, fields.packsByRuns()
     );
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
     const RunArrays& runArrays = exchange.reverse ? arrays.receiveRuns : arrays.sendRuns;
-    const IndexRuns& runs = exchange.reverse ? receiveRuns_ : sendRuns_;
+    const IndexRuns& runs = exchange.reverse ? both.receive : both.send;
     std::size_t offset { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
@@ -470,12 +471,13 @@ void CommunicatorState::abandon(
     {
         return false;
     }
+    const MapRuns& both = mapRuns();
     const IndexArrays& arrays = indices_.get(
-        fields.space(), sendMap_, receiveMap_, sendRuns_, receiveRuns_, fields.packsByRuns()
+        fields.space(), sendMap_, receiveMap_, both.send, both.receive, fields.packsByRuns()
     );
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
     const RunArrays& runArrays = reverse ? arrays.sendRuns : arrays.receiveRuns;
-    const IndexRuns& runs = reverse ? sendRuns_ : receiveRuns_;
+    const IndexRuns& runs = reverse ? both.send : both.receive;
     std::size_t stride { 0 };
     for (const FieldShape& shape : exchange.fields)
     {

@@ -76,6 +76,10 @@ IndexCache::~IndexCache()
 {
     for (const Entry& e : entries_)
     {
+        if (e.borrowed)
+        {
+            continue;
+        }
         for (const void* data : { static_cast<const void*>(e.arrays.send),
                                   static_cast<const void*>(e.arrays.receive),
                                   static_cast<const void*>(e.arrays.sendRuns.first),
@@ -89,13 +93,17 @@ IndexCache::~IndexCache()
 }
 
 template<typename T>
-const T* IndexCache::copy(const mpi::SpaceOps& space, std::span<const T> values)
+const T* IndexCache::copy(const Entry& entry, std::span<const T> values)
 {
+    if (entry.borrowed)
+    {
+        return values.data();
+    }
     const std::size_t bytes = values.size() * sizeof(T);
-    auto* data = static_cast<T*>(space.allocate(bytes, "fieldsync::mapIndices"));
+    auto* data = static_cast<T*>(entry.space->allocate(bytes, "fieldsync::mapIndices"));
     if (bytes > 0)
     {
-        space.fromHost(data, values.data(), bytes);
+        entry.space->fromHost(data, values.data(), bytes);
     }
     return data;
 }
@@ -114,19 +122,23 @@ const IndexArrays& IndexCache::get(
     );
     if (found == entries_.end())
     {
-        entries_.push_back(Entry {
-            &space,
-            IndexArrays { copy(space, send.indices()), copy(space, receive.indices()), {}, {} } });
+        Entry entry;
+        entry.space = &space;
+        entry.borrowed = &space == &mpi::spaceOps<Kokkos::HostSpace>();
+        entry.arrays.send = copy(entry, send.indices());
+        entry.arrays.receive = copy(entry, receive.indices());
+        entries_.push_back(entry);
         found = std::prev(entries_.end());
     }
-    if (withRuns && found->arrays.sendRuns.first == nullptr)
+    if (withRuns && !found->withRuns)
     {
         const auto runs = [&](const IndexRuns& r)
         {
-            return RunArrays { copy(space, r.first()), copy(space, r.at()) };
+            return RunArrays { copy(*found, r.first()), copy(*found, r.at()) };
         };
         found->arrays.sendRuns = runs(sendRuns);
         found->arrays.receiveRuns = runs(receiveRuns);
+        found->withRuns = true;
     }
     return found->arrays;
 }

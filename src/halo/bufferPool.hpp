@@ -107,7 +107,11 @@ struct IndexArrays
     RunArrays receiveRuns;                 /**< runs of the receive map (null until asked for) */
 };
 
-/** @brief The map indices and their runs per memory space, copied there on first use and kept. */
+/**
+ * @brief The map indices and their runs per memory space, copied there on first use and kept. In
+ * Kokkos::HostSpace they are not copied: the arrays are the maps' and runs' own (which the
+ * Communicator keeps unchanged for its lifetime, and outlives this cache).
+ */
 class IndexCache
 {
 public:
@@ -136,11 +140,13 @@ private:
     {
         const mpi::SpaceOps* space { nullptr }; /**< memory space of the arrays */
         IndexArrays arrays;                     /**< the arrays */
+        bool borrowed { false };                /**< host: the maps' own arrays, not copies */
+        bool withRuns { false };                /**< the runs' arrays are set */
     };
 
-    /** @brief A copy of @p values in @p space. */
+    /** @brief @p values in @p entry's space: their own data when borrowed, else a copy. */
     template<typename T>
-    static const T* copy(const mpi::SpaceOps& space, std::span<const T> values);
+    static const T* copy(const Entry& entry, std::span<const T> values);
 
     std::deque<Entry> entries_; /**< one per memory space (stable addresses) */
 };

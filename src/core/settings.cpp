@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cstdlib>
 
+#include <unistd.h> // environ
+
 namespace fieldsync
 {
 
@@ -50,18 +52,60 @@ bool envBool(const char* name, bool fallback)
 
 double envDouble(const char* name, double fallback)
 {
-    const std::string value = envString(name, "");
-    if (value.empty())
+    return envDouble(name, std::getenv(name), fallback);
+}
+
+double envDouble(const char* name, const char* value, double fallback)
+{
+    if (value == nullptr || value[0] == '\0')
     {
         return fallback;
     }
     char* end { nullptr };
-    const double parsed = std::strtod(value.c_str(), &end);
+    const double parsed = std::strtod(value, &end);
     FIELDSYNC_CHECK(
         end != nullptr && *end == '\0',
         std::string("environment variable ") + name + "='" + value + "' is not a number"
     );
     return parsed;
+}
+
+void envValues(std::span<const char* const> names, std::span<const char*> values) noexcept
+{
+    std::fill(values.begin(), values.end(), nullptr);
+    if (names.empty())
+    {
+        return;
+    }
+    // names that share their first character (all of fieldsync's do) cost one compare per
+    // entry of the environment in the usual case
+    const char first { names[0][0] };
+    bool shared { true };
+    for (const char* name : names)
+    {
+        shared = shared && name[0] == first;
+    }
+    for (char** entry { environ }; entry != nullptr && *entry != nullptr; ++entry)
+    {
+        const char* text { *entry };
+        if (shared && text[0] != first)
+        {
+            continue;
+        }
+        for (std::size_t k { 0 }; k < names.size(); ++k)
+        {
+            const char* name { names[k] };
+            std::size_t n { 0 };
+            while (name[n] != '\0' && text[n] == name[n])
+            {
+                ++n;
+            }
+            if (name[n] == '\0' && text[n] == '=' && values[k] == nullptr)
+            {
+                values[k] = text + n + 1;
+            }
+        }
+    }
 }
 
 bool checkMode()

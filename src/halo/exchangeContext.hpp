@@ -27,6 +27,15 @@ namespace fieldsync::halo
 [[nodiscard]] MPI_Comm setUpComm(MPI_Comm comm, const std::source_location& where);
 
 /**
+ * @brief Which of two turns (0, 1, 0, ...) the next GhostList set-up over @p comm takes. A
+ * set-up's exchange (mpi::answeredExchange) lets a rank leave while another still listens for
+ * questions, so consecutive set-ups alternate two sets of tags. Every rank makes the same
+ * set-ups in the same order, so the ranks agree without communication. Collective the first
+ * time, as setUpComm.
+ */
+[[nodiscard]] int ghostListTurn(MPI_Comm comm, const std::source_location& where);
+
+/**
  * @brief What one rank proposes for the next Communicator over a communicator: agreed by an
  * allreduce with MPI_MAX (so ranks whose counters differ still agree, on the highest).
  */

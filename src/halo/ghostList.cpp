@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The ghost-list set-up (PetscSFSetGraph + PetscSFSetUp): check the list, group it by owner,
-// tell each owner what is needed with one sparse exchange, agree on errors, make the maps.
+// tell each owner what is needed and agree on errors and the context in one answered exchange,
+// make the maps.
 #include "fieldsync/halo/ghostList.hpp"
 
 #include "ascending.hpp"
 #include "exchangeContext.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
-#include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -23,7 +23,9 @@ namespace fieldsync::halo
 
 namespace
 {
-constexpr int ghostListTag { 7401 }; /**< the set-up's sparse exchange (on a private duplicate) */
+/** @brief The first tag of the set-up's answered exchange (on the private duplicate): its turn
+ * 0 uses 7401..7403, turn 1 7404..7406 (ghostListTurn). */
+constexpr int ghostListTag { 7401 };
 
 /** @brief One run of the set-up: the state its steps share. */
 class GhostListSetUp
@@ -48,8 +50,7 @@ public:
 
     void checkLocally();
     void groupByOwner();
-    void askOwners();
-    [[nodiscard]] ContextBid agree(const ContextBid& mine) const;
+    [[nodiscard]] ContextBid askOwners(const ContextBid& mine, int turn);
     [[nodiscard]] RankSimplexCommMap takeSendMap();
     [[nodiscard]] RankSimplexCommMap takeReceiveMap();
 
@@ -68,7 +69,9 @@ private:
     [[nodiscard]] bool isBad(std::size_t k) const noexcept { return !bad_.empty() && bad_[k] != 0; }
     void checkEntry(std::size_t k);
     void checkDuplicates(LocalIndex highest);
-    void readRequests(int requester, std::span<const std::int64_t> indices);
+    [[nodiscard]] std::int64_t checkRequests(int requester, std::span<const std::int64_t> indices);
+    void takeRequests(int requester, std::span<const std::int64_t> indices);
+    [[noreturn]] void raise() const;
 
     MPI_Comm comm_;                          /**< the cached set-up duplicate */
     int self_;                               /**< this rank */
@@ -323,59 +326,66 @@ void GhostListSetUp::groupByOwner()
     }
 }
 
-/** @brief The sparse exchange: every owner learns which of its cells each requester needs. */
-void GhostListSetUp::askOwners()
+/**
+ * @brief Collective: one answered exchange. Every owner learns which of its cells each requester
+ * needs and answers how many of them it does not own; the agreement that closes the exchange
+ * agrees the Communicator's context (@p mine: this rank's bid) and whether any rank found bad
+ * input (only then do the ranks talk again, in raise()).
+ */
+ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
 {
     const auto entry = [this](std::size_t j)
     {
         return order_.empty() ? j : order_[j];
     };
-    std::vector<mpi::SparseMessage> outgoing;
-    outgoing.reserve(receiveRanks_.size());
+    std::vector<mpi::SparseMessage> questions(receiveRanks_.size());
     for (std::size_t r { 0 }; r < receiveRanks_.size(); ++r)
     {
-        if (receiveRanks_[r] == self_)
-        {
-            continue;
-        }
-        mpi::SparseMessage message { receiveRanks_[r], {} };
-        message.data.resize(receiveOffsets_[r + 1] - receiveOffsets_[r]);
+        mpi::SparseMessage& question { questions[r] };
+        question.rank = receiveRanks_[r];
+        question.data.resize(receiveOffsets_[r + 1] - receiveOffsets_[r]);
         for (std::size_t j { receiveOffsets_[r] }; j < receiveOffsets_[r + 1]; ++j)
         {
-            message.data[j - receiveOffsets_[r]] = owners_[entry(j)].index;
+            question.data[j - receiveOffsets_[r]] = owners_[entry(j)].index;
         }
-        outgoing.push_back(std::move(message));
     }
-    const std::vector<mpi::SparseMessage> incoming {
-        mpi::sparseExchange(comm_, ghostListTag, outgoing, "GhostList", policy_, where_)
-    };
-    const auto selfSlot = std::lower_bound(receiveRanks_.begin(), receiveRanks_.end(), self_);
-    const bool hasSelf { selfSlot != receiveRanks_.end() && *selfSlot == self_ };
-    std::size_t in { 0 };
-    for (int pass { 0 }; pass < 2; ++pass) // incoming below self, then self, then above
-    {
-        while (in < incoming.size() && (pass == 1 || incoming[in].rank < self_))
+    const mpi::AnsweredExchange answered { mpi::answeredExchange(
+        comm_,
+        ghostListTag + 3 * turn,
+        questions,
+        [this](const mpi::SparseMessage& question)
+        { return checkRequests(question.rank, question.data); },
+        [this, &mine](std::span<const std::int64_t> answers)
         {
-            readRequests(incoming[in].rank, incoming[in].data);
-            ++in;
-        }
-        if (pass == 0 && hasSelf)
-        {
-            const auto r = static_cast<std::size_t>(selfSlot - receiveRanks_.begin());
-            sendRanks_.push_back(self_);
-            for (std::size_t j { receiveOffsets_[r] }; j < receiveOffsets_[r + 1]; ++j)
+            // all with MPI_MAX: 1 where this rank found bad input or was told of some
+            std::uint64_t bad { error_.empty() ? 0U : 1U };
+            for (const std::int64_t answer : answers)
             {
-                sendIndices_.push_back(owners_[entry(j)].index);
+                bad |= answer != 0 ? 1U : 0U;
             }
-            sendOffsets_.push_back(sendIndices_.size());
-        }
+            return mpi::AgreementBid { bad, mine.id, mine.window };
+        },
+        policy_,
+        "GhostList",
+        where_
+    ) };
+    if (answered.agreed[0] != 0) [[unlikely]]
+    {
+        raise();
     }
+    for (const mpi::SparseMessage& question : answered.questions) // by requester, ascending
+    {
+        takeRequests(question.rank, question.data);
+    }
+    return { answered.agreed[1], answered.agreed[2] };
 }
 
-/** @brief Owner side: @p requester needs @p indices; each must be one of this rank's cells. */
-void GhostListSetUp::readRequests(int requester, std::span<const std::int64_t> indices)
+/**
+ * @brief Owner side, as a question arrives: the number of @p indices that are not cells of this
+ * rank (each named in the error).
+ */
+std::int64_t GhostListSetUp::checkRequests(int requester, std::span<const std::int64_t> indices)
 {
-    sendRanks_.push_back(requester);
     const std::uint64_t nOwned { nOwned_ };
     bool allOwned { true };
     for (const std::int64_t index : indices) // no branch per entry: a correct request is the rule
@@ -384,46 +394,48 @@ void GhostListSetUp::readRequests(int requester, std::span<const std::int64_t> i
     }
     if (allOwned) [[likely]]
     {
-        sendIndices_.insert(sendIndices_.end(), indices.begin(), indices.end()); // converts
-        sendOffsets_.push_back(sendIndices_.size());
-        return;
+        return 0;
     }
+    std::int64_t bad { 0 };
     for (std::size_t i { 0 }; i < indices.size(); ++i)
     {
         if (static_cast<std::uint64_t>(indices[i]) >= nOwned_)
         {
+            ++bad;
             fail(
                 "rank " + std::to_string(requester) + " asks for owner index " +
                 std::to_string(indices[i]) + " (its entry " + std::to_string(i) +
                 " for this rank), but this rank owns " + std::to_string(nOwned_) + " cells (0.." +
                 std::to_string(static_cast<std::int64_t>(nOwned_) - 1) + ")"
             );
-            continue;
         }
-        sendIndices_.push_back(static_cast<LocalIndex>(indices[i]));
     }
+    return bad;
+}
+
+/** @brief Owner side, once every rank agreed the input good: @p requester needs @p indices. */
+void GhostListSetUp::takeRequests(int requester, std::span<const std::int64_t> indices)
+{
+    sendRanks_.push_back(requester);
+    sendIndices_.insert(sendIndices_.end(), indices.begin(), indices.end()); // converts
     sendOffsets_.push_back(sendIndices_.size());
 }
 
 /**
- * @brief Collective: one allreduce agrees the Communicator's context (@p mine: this rank's bid)
- * and finds the lowest rank with bad input; only then does that rank broadcast its text, and
- * every rank throws an Error that names it.
+ * @brief Collective, once the agreement found bad input somewhere: finds the lowest rank that
+ * named it, which broadcasts its text, and throws an Error that names it on every rank.
  */
-ContextBid GhostListSetUp::agree(const ContextBid& mine) const
+void GhostListSetUp::raise() const
 {
-    // all three with MPI_MAX: the lowest failing rank r is the highest 2^32 - r (0: none)
-    constexpr std::uint64_t noRank { std::uint64_t { 1 } << 32 };
-    const std::uint64_t bid[3] { error_.empty() ? 0 : noRank - static_cast<std::uint64_t>(self_),
-                                 mine.id,
-                                 mine.window };
-    std::uint64_t highest[3] { 0, 0, 0 };
-    FIELDSYNC_MPI_AT(MPI_Allreduce(bid, highest, 3, MPI_UINT64_T, MPI_MAX, comm_), where_);
-    if (highest[0] == 0)
-    {
-        return { highest[1], highest[2] };
-    }
-    const auto failing = static_cast<int>(noRank - highest[0]);
+    int failing { error_.empty() ? INT_MAX : self_ };
+    FIELDSYNC_MPI_AT(MPI_Allreduce(MPI_IN_PLACE, &failing, 1, MPI_INT, MPI_MIN, comm_), where_);
+    // every bad answer comes from an owner that named the bad index, so some rank has a text
+    FIELDSYNC_CHECK_AT(
+        failing != INT_MAX,
+        "GhostList: the ranks agreed on bad input that no rank named (rank " +
+            std::to_string(self_) + ")",
+        where_
+    );
     std::string text { failing == self_ ? error_ : std::string() };
     int length { static_cast<int>(text.size()) };
     FIELDSYNC_MPI_AT(MPI_Bcast(&length, 1, MPI_INT, failing, comm_), where_);
@@ -475,8 +487,9 @@ GhostList::GhostList(
     GhostListSetUp setUp(setUpComm(env.comm(), where), env, nOwned, ghostCells, owners, where);
     setUp.checkLocally();
     setUp.groupByOwner();
-    setUp.askOwners();
-    const ContextBid agreed { setUp.agree(contextBid(env.comm(), where)) };
+    const ContextBid agreed {
+        setUp.askOwners(contextBid(env.comm(), where), ghostListTurn(env.comm(), where))
+    };
     takeBid(env.comm(), agreed, true);
     context_ = std::make_shared<ExchangeContext>(grantContext(env, agreed, false, where));
     context_->policy = setUp.policy();

@@ -7,10 +7,12 @@
 #include "progress.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -19,26 +21,29 @@ namespace fieldsync::mpi
 
 WaitPolicy WaitPolicy::fromEnvironment()
 {
+    // both variables in one pass over the environment (a set-up reads them each time)
+    constexpr std::array<const char*, 2> names { "FIELDSYNC_WAIT_TIMEOUT",
+                                                 "FIELDSYNC_WAIT_TIMEOUT_ACTION" };
+    std::array<const char*, 2> values {};
+    envValues(names, values);
     WaitPolicy policy;
-    policy.timeoutSeconds = envDouble("FIELDSYNC_WAIT_TIMEOUT", 60.0);
+    policy.timeoutSeconds = envDouble(names[0], values[0], 60.0);
     // inf would never report, nan never compares: both would turn a hang back into a silent one
     FIELDSYNC_CHECK(
         std::isfinite(policy.timeoutSeconds) && policy.timeoutSeconds > 0.0,
-        "environment variable FIELDSYNC_WAIT_TIMEOUT='" + envString("FIELDSYNC_WAIT_TIMEOUT", "") +
+        "environment variable FIELDSYNC_WAIT_TIMEOUT='" + std::string(values[0]) +
             "' is not a finite number of seconds greater than 0"
     );
-    const std::string action = envString("FIELDSYNC_WAIT_TIMEOUT_ACTION", "warn");
-    if (action == "error")
+    const char* action { values[1] };
+    if (action == nullptr || action[0] == '\0' || std::strcmp(action, "warn") == 0)
     {
-        policy.action = TimeoutAction::Error;
+        return policy;
     }
-    else
-    {
-        FIELDSYNC_CHECK(
-            action == "warn",
-            "FIELDSYNC_WAIT_TIMEOUT_ACTION='" + action + "' is neither 'warn' nor 'error'"
-        );
-    }
+    FIELDSYNC_CHECK(
+        std::strcmp(action, "error") == 0,
+        "FIELDSYNC_WAIT_TIMEOUT_ACTION='" + std::string(action) + "' is neither 'warn' nor 'error'"
+    );
+    policy.action = TimeoutAction::Error;
     return policy;
 }
 

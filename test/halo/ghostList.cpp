@@ -148,6 +148,53 @@ TEST_CASE("GhostList: every ghost gets its owner's value", "[ghostList]")
     CHECK_THROWS_AS(ghostList.communicator(), Error); // its communicator was handed on
 }
 
+TEST_CASE("GhostList: set-ups back to back on one communicator stay apart", "[ghostList]")
+{
+    // no other traffic between the set-ups: a rank may start the next one while another still
+    // listens for the last one's requests (the set-ups alternate their tags)
+    const mpi::MPIEnvironment env;
+    const int me { env.rank() };
+    const int n { env.sizeRank() };
+    const List list { listOf(me, n) };
+    std::vector<GhostList> lists;
+    for (int k { 0 }; k < 24; ++k)
+    {
+        // every other set-up asks for the full list, the others for its first k + 1 ghosts
+        const std::size_t count { k % 2 == 0 ? list.ghosts.size()
+                                             : std::min<std::size_t>(list.ghosts.size(), k + 1) };
+        lists.emplace_back(
+            env,
+            static_cast<std::size_t>(ownedBy(me)),
+            std::span(list.ghosts).first(count),
+            std::span(list.owners).first(count)
+        );
+    }
+    for (int k { 0 }; k < 24; ++k)
+    {
+        CAPTURE(me, k);
+        const std::size_t count { lists[static_cast<std::size_t>(k)].receiveMap().totalSize() };
+        REQUIRE(
+            count ==
+            (k % 2 == 0 ? list.ghosts.size() : std::min<std::size_t>(list.ghosts.size(), k + 1))
+        );
+        Communicator comm { std::move(lists[static_cast<std::size_t>(k)]).communicator() };
+        std::vector<double> field(static_cast<std::size_t>(ownedBy(me)) + list.ghosts.size(), -1.0);
+        for (LocalIndex i { 0 }; i < ownedBy(me); ++i)
+        {
+            field[static_cast<std::size_t>(i)] = valueOf(globalId(me, i));
+        }
+        comm.startComm(field);
+        comm.finaliseComm(field);
+        for (std::size_t g { 0 }; g < list.ghosts.size(); ++g)
+        {
+            const double expected {
+                g < count ? valueOf(globalId(list.owners[g].rank, list.owners[g].index)) : -1.0
+            };
+            REQUIRE(field[static_cast<std::size_t>(list.ghosts[g])] == expected);
+        }
+    }
+}
+
 TEST_CASE("GhostList: a rank with no ghosts, and ghosts already grouped by owner", "[ghostList]")
 {
     const mpi::MPIEnvironment env;

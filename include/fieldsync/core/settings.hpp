@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <span>
 #include <string>
 
 namespace fieldsync
@@ -20,6 +21,22 @@ namespace fieldsync
  * @throws Error naming the variable and its value when it is not a number.
  */
 [[nodiscard]] double envDouble(const char* name, double fallback);
+
+/**
+ * @brief A floating-point environment variable whose value @p value was already found (by
+ * envValues; null or empty: @p fallback).
+ * @throws Error naming the variable @p name and its value when it is not a number.
+ */
+[[nodiscard]] double envDouble(const char* name, const char* value, double fallback);
+
+/**
+ * @brief The values of the environment variables @p names in one pass over the environment
+ * (std::getenv scans it once per name, and an MPI launcher fills it with a hundred variables):
+ * @p values[k] is the value of @p names[k] (the first entry of that name, as std::getenv finds
+ * it), or null when it is unset. The pointers are the environment's own: valid until it changes.
+ * @p values must be as long as @p names.
+ */
+void envValues(std::span<const char* const> names, std::span<const char*> values) noexcept;
 
 /**
  * @brief Whether the O(n) checks run (index ranges, peer agreement on keys and sizes):

@@ -24,8 +24,10 @@ struct GhostOwner
 /**
  * @brief A halo pattern given as a ghost list, as PetscSFSetGraph takes it: for each ghost cell
  * of this rank, its local index and its owner (rank and index on that rank). The send side is
- * discovered with one sparse exchange (mpi::sparseExchange(), NBX): each rank sends every owner
- * the indices it needs, so nothing is sized by the communicator.
+ * discovered with one answered exchange (mpi::answeredExchange()): each rank sends every owner
+ * the indices it needs, each owner answers how many of them are not its cells, and one
+ * agreement (a dissemination reduction) closes the exchange, so nothing is sized by the
+ * communicator.
  *
  * The receive map lists, per owner rank (ascending), the ghosts it owns in the order of the
  * list; the owner's send map lists the requested cells in the same order, so both sides agree
@@ -40,14 +42,15 @@ struct GhostOwner
  *
  * Collective over the environment's communicator. The exchange travels on a duplicate made
  * once and cached on that communicator (as PetscCommDuplicate does: later set-ups pay no
- * MPI_Comm_dup), and the one allreduce that agrees on errors also gives the Communicator a tag
+ * MPI_Comm_dup), and the agreement that closes the exchange also gives the Communicator a tag
  * window of its own on that duplicate, which communicator() hands on (as PetscSF takes new tags
- * from PETSc's cached communicator). Only when the duplicate's tag range has no window left
+ * from PETSc's cached communicator). Only when it finds bad input do the ranks talk again (one
+ * allreduce for the lowest rank that named it, one broadcast of its text). Only when the duplicate's tag range has no window left
  * (MPI_TAG_UB / 65536 - 1 set-ups over one communicator) does the set-up make a duplicate for
  * the Communicator with MPI_Comm_dup.
  *
  * The environment's wait policy (FIELDSYNC_WAIT_TIMEOUT, FIELDSYNC_WAIT_TIMEOUT_ACTION) is read
- * once, when the list is made: its sparse exchange and the Communicator's waits use it
+ * once, when the list is made: its exchange and the Communicator's waits use it
  * (Communicator::setWaitPolicy changes the latter).
  */
 class GhostList

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/mpi/wait.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+namespace fieldsync::mpi
+{
+
+/** @brief A rank's bid in the agreement that closes mpi::answeredExchange(). */
+using AgreementBid = std::array<std::uint64_t, 3>;
+
+/** @brief What mpi::answeredExchange() hands back to one rank. */
+struct AnsweredExchange
+{
+    std::vector<SparseMessage> questions; /**< the questions this rank answered, by asker */
+    std::vector<std::int64_t> answers;    /**< the answer to each of its own, in their order */
+    AgreementBid agreed {};               /**< the element-wise maximum of every rank's bid */
+};
+
+/**
+ * @brief Collective sparse exchange in which every question gets an answer, closed by an
+ * agreement: the set-up pattern "tell each owner what you need, learn whether it can give it,
+ * agree on the outcome" in one collective step.
+ *
+ * Each rank sends its @p questions (at most one per destination rank; one to itself is
+ * answered locally), answers every question that reaches it with @p answer (one value), and
+ * once all its own questions are answered enters the agreement with the bid that @p bid makes
+ * from those answers. The agreement is a dissemination reduction (the element-wise maximum,
+ * ceil(log2 P) rounds of one small message) during which the rank goes on answering. When it
+ * ends, every rank has entered it, so every question was answered: no rank learns or stores
+ * anything about ranks it does not talk to, and nothing is sized by the communicator. Where NBX
+ * (mpi::sparseExchange()) needs its barrier and then a separate collective to agree on what the
+ * receivers found, the answers carry what the receivers found to the askers before they enter
+ * the one agreement.
+ *
+ * The loop waits through mpi::waitWithTimeout under @p policy: past its time-out it warns, or
+ * throws a fieldsync::Error naming the call site, @p what, @p tag and what this rank still waits
+ * for (the answers of which ranks, or which round of the agreement). An exchange that ended in
+ * that error cannot be resumed: use @p comm for nothing else afterwards.
+ *
+ * Tags: questions travel on @p tag, answers on @p tag + 1, the agreement on @p tag + 2. A rank
+ * may leave while another still listens for questions, so two consecutive calls on one
+ * communicator must use different tags (alternating two triples is enough: no rank can be two
+ * calls ahead of another).
+ *
+ * @param comm the communicator (a private duplicate: the three tags must meet no other traffic)
+ * @param tag the first of the three tags
+ * @param questions at most one message per destination rank
+ * @param answer called once per question that reaches this rank (its own included), in arrival
+ * order, with the asker's rank and payload; returns the answer. It must not throw.
+ * @param bid called once, with the answers to this rank's questions (in their order), before
+ * the agreement; returns this rank's bid. It must not throw.
+ * @param policy the wait policy
+ * @param what a name for reports
+ * @param where the caller's call site
+ * @return the questions answered here (ordered by asker), the answers to this rank's questions,
+ * the agreed maxima
+ */
+[[nodiscard]] AnsweredExchange answeredExchange(
+    MPI_Comm comm,
+    int tag,
+    const std::vector<SparseMessage>& questions,
+    const std::function<std::int64_t(const SparseMessage& question)>& answer,
+    const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
+    const WaitPolicy& policy,
+    const std::string& what,
+    std::source_location where = std::source_location::current()
+);
+
+} // namespace fieldsync::mpi

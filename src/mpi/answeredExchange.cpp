@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+// The answered sparse exchange: questions, answers, then one dissemination reduction that tells
+// every rank that every question was answered and what the ranks bid.
+#include "fieldsync/mpi/answeredExchange.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/faults.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace fieldsync::mpi
+{
+
+namespace
+{
+/** @brief The most rounds of the agreement (ceil(log2 P) for P up to 2^31). */
+constexpr std::size_t maxRounds { 32 };
+
+/** @brief One rank's side of an answered exchange in progress. */
+class AnsweringExchange
+{
+public:
+    /** @brief An exchange on @p comm with tags @p tag .. @p tag + 2, for errors at @p where. */
+    AnsweringExchange(
+        MPI_Comm comm,
+        int tag,
+        const std::function<std::int64_t(const SparseMessage&)>& answer,
+        const std::function<AgreementBid(std::span<const std::int64_t>)>& bid,
+        const std::source_location& where
+    )
+        : comm_(comm), tag_(tag), answer_(answer), bid_(bid), where_(where)
+    {
+        FIELDSYNC_MPI_AT(MPI_Comm_rank(comm, &self_), where);
+        FIELDSYNC_MPI_AT(MPI_Comm_size(comm, &size_), where);
+        while (rounds_ < maxRounds && (std::int64_t { 1 } << rounds_) < size_)
+        {
+            ++rounds_;
+        }
+    }
+
+    AnsweringExchange(const AnsweringExchange&) = delete;
+    AnsweringExchange& operator=(const AnsweringExchange&) = delete;
+
+    /** @brief Posts a receive for each answer, then sends each question; answers its own. */
+    void ask(const std::vector<SparseMessage>& questions, const std::string& what)
+    {
+        if (faultHappens(&FaultSettings::delay))
+        {
+            faultDelay(); // fault injection: a late asker
+        }
+        answers_.assign(questions.size(), 0);
+        answerReceives_.assign(questions.size(), MPI_REQUEST_NULL);
+        sends_.reserve(2 * questions.size() + 2);
+        for (std::size_t k { 0 }; k < questions.size(); ++k)
+        {
+            const SparseMessage& question { questions[k] };
+            if (question.rank == self_)
+            {
+                answers_[k] = answer_(question);
+                asked_.push_back(question);
+                continue;
+            }
+            FIELDSYNC_CHECK_AT(
+                question.data.size() * sizeof(std::int64_t) < static_cast<std::size_t>(INT_MAX),
+                what + ": question of " + std::to_string(question.data.size()) +
+                    " values to rank " + std::to_string(question.rank) + " is too large",
+                where_
+            );
+            FIELDSYNC_MPI_AT(
+                MPI_Irecv(
+                    &answers_[k],
+                    1,
+                    MPI_INT64_T,
+                    question.rank,
+                    tag_ + 1,
+                    comm_,
+                    &answerReceives_[k]
+                ),
+                where_
+            );
+            sends_.push_back(MPI_REQUEST_NULL);
+            FIELDSYNC_MPI_AT(
+                MPI_Isend(
+                    question.data.data(),
+                    static_cast<int>(question.data.size()),
+                    MPI_INT64_T,
+                    question.rank,
+                    tag_,
+                    comm_,
+                    &sends_.back()
+                ),
+                where_
+            );
+        }
+    }
+
+    /**
+     * @brief One poll: answers every question that has arrived, enters the agreement once the
+     * own questions are answered, advances it, and returns true when it is over.
+     */
+    bool step()
+    {
+        while (answerArrived())
+        {
+        }
+        if (!agreeing_)
+        {
+            int done { 0 };
+            FIELDSYNC_MPI_AT(
+                MPI_Testall(
+                    static_cast<int>(answerReceives_.size()),
+                    answerReceives_.data(),
+                    &done,
+                    MPI_STATUSES_IGNORE
+                ),
+                where_
+            );
+            if (done == 0)
+            {
+                return false;
+            }
+            enterAgreement();
+        }
+        return advanceAgreement();
+    }
+
+    /** @brief What the exchange still waits for, for a time-out report. */
+    [[nodiscard]] std::string describe() const
+    {
+        if (agreeing_)
+        {
+            return "round " + std::to_string(round_ + 1) + " of " + std::to_string(rounds_) +
+                   " of its agreement, from rank " + std::to_string(partner(round_, -1)) +
+                   " (its own questions were all answered); a rank may not have entered this "
+                   "exchange";
+        }
+        std::string ranks;
+        for (const MPI_Request& request : answerReceives_)
+        {
+            int complete { 0 };
+            MPI_Request_get_status(request, &complete, MPI_STATUS_IGNORE);
+            if (complete == 0)
+            {
+                const auto k = static_cast<std::size_t>(&request - answerReceives_.data());
+                ranks.append(ranks.empty() ? "" : ", ").append(std::to_string(ranksAsked_[k]));
+            }
+        }
+        return "the answers of rank(s) " + ranks + "; a rank may not have entered this exchange";
+    }
+
+    /** @brief Notes the destination of each question, for describe(). */
+    void noteRanks(const std::vector<SparseMessage>& questions)
+    {
+        ranksAsked_.reserve(questions.size());
+        for (const SparseMessage& question : questions)
+        {
+            ranksAsked_.push_back(question.rank);
+        }
+    }
+
+    /** @brief The result: the questions by asker, the answers, the agreed bid. */
+    AnsweredExchange take()
+    {
+        for (SparseMessage& question : asked_)
+        {
+            question.data.resize(question.data.size() - (question.rank == self_ ? 0 : 1));
+        }
+        std::sort(
+            asked_.begin(),
+            asked_.end(),
+            [](const SparseMessage& a, const SparseMessage& b) { return a.rank < b.rank; }
+        );
+        return { std::move(asked_), std::move(answers_), agreed_ };
+    }
+
+private:
+    /** @brief The rank this one sends to (@p direction 1) or hears from (-1) in @p round. */
+    [[nodiscard]] int partner(std::size_t round, int direction) const noexcept
+    {
+        const std::int64_t distance { std::int64_t { 1 } << round };
+        return static_cast<int>(((self_ + direction * distance) % size_ + size_) % size_);
+    }
+
+    /** @brief Receives and answers one question if one has arrived. */
+    bool answerArrived()
+    {
+        int arrived { 0 };
+        MPI_Status status;
+        FIELDSYNC_MPI_AT(MPI_Iprobe(MPI_ANY_SOURCE, tag_, comm_, &arrived, &status), where_);
+        if (arrived == 0)
+        {
+            return false;
+        }
+        int count { 0 };
+        FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
+        SparseMessage question;
+        question.rank = status.MPI_SOURCE;
+        // room for one value more: the answer travels from there (the payload's buffer stays
+        // put until take() cuts it off again), so answering allocates nothing of its own
+        question.data.reserve(static_cast<std::size_t>(count) + 1);
+        question.data.resize(static_cast<std::size_t>(count));
+        FIELDSYNC_MPI_AT(
+            MPI_Recv(
+                question.data.data(),
+                count,
+                MPI_INT64_T,
+                status.MPI_SOURCE,
+                tag_,
+                comm_,
+                MPI_STATUS_IGNORE
+            ),
+            where_
+        );
+        question.data.push_back(answer_(question)); // within the capacity: the buffer stays
+        if (faultHappens(&FaultSettings::delay))
+        {
+            faultDelay(); // fault injection: a late answer
+        }
+        sends_.push_back(MPI_REQUEST_NULL);
+        FIELDSYNC_MPI_AT(
+            MPI_Isend(
+                &question.data.back(),
+                1,
+                MPI_INT64_T,
+                question.rank,
+                tag_ + 1,
+                comm_,
+                &sends_.back()
+            ),
+            where_
+        );
+        asked_.push_back(std::move(question));
+        return true;
+    }
+
+    /** @brief Takes this rank's bid and sends it in the first round (none on one rank). */
+    void enterAgreement()
+    {
+        agreeing_ = true;
+        agreed_ = bid_(answers_);
+        for (std::size_t round { 0 }; round < rounds_; ++round)
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Irecv(
+                    heard_[round].data(),
+                    static_cast<int>(agreed_.size()),
+                    MPI_UINT64_T,
+                    partner(round, -1),
+                    tag_ + 2,
+                    comm_,
+                    &hearing_[round]
+                ),
+                where_
+            );
+        }
+        tell();
+    }
+
+    /** @brief Sends the maxima known so far in the current round. */
+    void tell()
+    {
+        if (round_ >= rounds_)
+        {
+            return;
+        }
+        told_[round_] = agreed_;
+        sends_.push_back(MPI_REQUEST_NULL);
+        FIELDSYNC_MPI_AT(
+            MPI_Isend(
+                told_[round_].data(),
+                static_cast<int>(agreed_.size()),
+                MPI_UINT64_T,
+                partner(round_, 1),
+                tag_ + 2,
+                comm_,
+                &sends_.back()
+            ),
+            where_
+        );
+    }
+
+    /** @brief Takes every round that has arrived; true once the last one has. */
+    bool advanceAgreement()
+    {
+        while (round_ < rounds_)
+        {
+            int done { 0 };
+            FIELDSYNC_MPI_AT(MPI_Test(&hearing_[round_], &done, MPI_STATUS_IGNORE), where_);
+            if (done == 0)
+            {
+                return false;
+            }
+            for (std::size_t k { 0 }; k < agreed_.size(); ++k)
+            {
+                agreed_[k] = std::max(agreed_[k], heard_[round_][k]);
+            }
+            ++round_;
+            tell();
+        }
+        // every rank entered the agreement: every send of this rank was received
+        FIELDSYNC_MPI_AT(
+            MPI_Waitall(static_cast<int>(sends_.size()), sends_.data(), MPI_STATUSES_IGNORE), where_
+        );
+        return true;
+    }
+
+    MPI_Comm comm_;                                                   /**< the communicator */
+    int tag_;                                                         /**< the questions' tag */
+    const std::function<std::int64_t(const SparseMessage&)>& answer_; /**< the answerer */
+    const std::function<AgreementBid(std::span<const std::int64_t>)>& bid_; /**< the bidder */
+    std::source_location where_;                    /**< the caller's call site, for errors */
+    int self_ { 0 };                                /**< this rank in comm_ */
+    int size_ { 1 };                                /**< ranks of comm_ */
+    std::size_t rounds_ { 0 };                      /**< rounds of the agreement */
+    std::vector<std::int64_t> answers_;             /**< the answers to the own questions */
+    std::vector<MPI_Request> answerReceives_;       /**< their receives */
+    std::vector<int> ranksAsked_;                   /**< the rank of each own question */
+    std::vector<MPI_Request> sends_;                /**< questions, answers, agreement rounds */
+    std::vector<SparseMessage> asked_;              /**< the questions answered here */
+    bool agreeing_ { false };                       /**< whether the own questions are answered */
+    std::size_t round_ { 0 };                       /**< the agreement's round under way */
+    AgreementBid agreed_ {};                        /**< the maxima known so far */
+    std::array<AgreementBid, maxRounds> heard_ {};  /**< each round's incoming bid */
+    std::array<AgreementBid, maxRounds> told_ {};   /**< each round's outgoing bid */
+    std::array<MPI_Request, maxRounds> hearing_ {}; /**< each round's receive */
+};
+} // namespace
+
+AnsweredExchange answeredExchange(
+    MPI_Comm comm,
+    int tag,
+    const std::vector<SparseMessage>& questions,
+    const std::function<std::int64_t(const SparseMessage& question)>& answer,
+    const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
+    const WaitPolicy& policy,
+    const std::string& what,
+    std::source_location where
+)
+{
+    AnsweringExchange exchange(comm, tag, answer, bid, where);
+    exchange.noteRanks(questions);
+    exchange.ask(questions, what);
+    // most exchanges are over after a few polls: poll first, the general wait only after
+    for (int poll { 0 }; poll < 64; ++poll)
+    {
+        if (exchange.step())
+        {
+            return exchange.take();
+        }
+    }
+    mpi::waitWithTimeout(
+        [&exchange] { return exchange.step(); },
+        [&exchange] { return exchange.describe(); },
+        policy,
+        "answered exchange",
+        what + " (tag " + std::to_string(tag) + ")",
+        where
+    );
+    return exchange.take();
+}
+
+} // namespace fieldsync::mpi

@@ -6,6 +6,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
+#include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <algorithm>
@@ -19,7 +20,7 @@ namespace fieldsync::partition
 
 namespace
 {
-constexpr int edgeTag { 7101 };
+constexpr int edgeTag { 7101 };          // and 7102, 7103: the answers and the agreement
 constexpr int adjacencyTagBase { 7200 }; // + layer
 constexpr int layerTagBase { 7300 };     // + layer
 
@@ -166,7 +167,7 @@ private:
     void findAsymmetricEdge();
     void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
     void recordGivenOwner(LocalIndex cell, GlobalIndex b, int q, LocalIndex slot);
-    void checkEdgeRequests(const mpi::SparseMessage& message);
+    [[nodiscard]] std::int64_t checkEdgeRequests(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
         int layer,
@@ -488,12 +489,30 @@ void HaloBuild::exchangeFirstLayerEdges()
         message.push_back(ghosts_.id[slot]);
         message.push_back(owned_.globalId(static_cast<std::size_t>(entry.cell)));
     }
-    for (const mpi::SparseMessage& message :
-         mpi::sparseExchange(comm_, edgeTag, toMessages(edges), "HaloBuilder edges", where_))
+    // each owner checks the edges as they arrive and answers how many were bad; the agreement
+    // that closes the exchange says whether any rank found bad input (then the ranks name it)
+    const mpi::AnsweredExchange answered { mpi::answeredExchange(
+        comm_,
+        edgeTag,
+        toMessages(edges),
+        [this](const mpi::SparseMessage& message) { return checkEdgeRequests(message); },
+        [this](std::span<const std::int64_t> answers)
+        {
+            std::uint64_t bad { error_.empty() ? 0U : 1U };
+            for (const std::int64_t answer : answers)
+            {
+                bad |= answer != 0 ? 1U : 0U;
+            }
+            return mpi::AgreementBid { bad, 0, 0 };
+        },
+        mpi::WaitPolicy::fromEnvironment(),
+        "HaloBuilder edges",
+        where_
+    ) };
+    if (answered.agreed[0] != 0)
     {
-        checkEdgeRequests(message);
+        raiseIfAnyFailed();
     }
-    raiseIfAnyFailed();
     for (const auto& [rank, cells] : newRequests_)
     {
         auto& all = sendCells_[rank];
@@ -502,9 +521,11 @@ void HaloBuild::exchangeFirstLayerEdges()
     lastLayer_ = ghosts_.id;
 }
 
-/** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric. */
-void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
+/** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric;
+ * returns the number of bad edges (each named in the error). */
+std::int64_t HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
 {
+    std::int64_t bad { 0 };
     auto& cells = newRequests_[message.rank];
     for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)
     {
@@ -513,6 +534,7 @@ void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
         const LocalIndex local { ownedLocal_.find(b) };
         if (local < 0)
         {
+            ++bad;
             fail(
                 "HaloBuilder: rank " + std::to_string(message.rank) + " says its " + cellText(a) +
                 " has neighbour " + std::to_string(b) + ", owned by this rank, but no rank owns " +
@@ -523,6 +545,7 @@ void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
         const auto back = owned_.neighbours(static_cast<std::size_t>(local));
         if (std::find(back.begin(), back.end(), a) == back.end())
         {
+            ++bad;
             fail(
                 "HaloBuilder: asymmetric graph: " + cellText(a) + " (rank " +
                 std::to_string(message.rank) + ") lists neighbour " + std::to_string(b) + " but " +
@@ -532,6 +555,7 @@ void HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
         cells.push_back(b);
     }
     sortUnique(cells);
+    return bad;
 }
 
 /** @brief Halo layer @p layer (2, 3, ...): the owners of the last layer send its adjacency with

@@ -35,6 +35,10 @@ struct SparseMessage
  * sends not yet received, stay in flight, so keep @p outgoing alive and use @p comm for nothing
  * else afterwards.
  *
+ * A rank leaves when its barrier completes, possibly while another still probes for messages:
+ * two consecutive calls on one communicator with no blocking collective between them must use
+ * different tags, or the second call's early messages can be taken by the first.
+ *
  * @param comm the communicator (use a private duplicate: @p tag must not meet other traffic)
  * @param tag the tag of this exchange
  * @param outgoing at most one message per destination rank

@@ -17,8 +17,10 @@ namespace fieldsync::partition
  *
  * Input per rank: a CellGraph of the cells it owns (their global ids and their face
  * neighbours' global ids) and, optionally, the owner rank of every neighbour entry. Without
- * owners, an OwnerDirectory finds them. Who-sends-to-whom is discovered with the NBX sparse
- * exchange (mpi::sparseExchange()); layers beyond the first are found from the adjacency that the
+ * owners, an OwnerDirectory finds them. Who-sends-to-whom is discovered with an answered
+ * exchange (mpi::answeredExchange(): each owner checks the edges it is sent and answers, and one
+ * agreement closes the exchange and says whether any rank found bad input); layers beyond the
+ * first are found with NBX sparse exchanges (mpi::sparseExchange()) from the adjacency that the
  * owners of the previous layer send back, with the owners of the next layer. No rank holds
  * anything sized by the communicator or by the global mesh.
  *

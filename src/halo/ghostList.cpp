@@ -352,7 +352,7 @@ ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
         ghostListTag + 3 * turn,
-        questions,
+        std::move(questions),
         [this](const mpi::SparseMessage& question)
         { return checkRequests(question.rank, question.data); },
         [this, &mine](std::span<const std::int64_t> answers)

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
+#include <mutex>
 
 namespace fieldsync::mpi
 {
@@ -33,6 +35,7 @@ public:
     {
         FIELDSYNC_MPI_AT(MPI_Comm_rank(comm, &self_), where);
         FIELDSYNC_MPI_AT(MPI_Comm_size(comm, &size_), where);
+        hearing_.fill(MPI_REQUEST_NULL);
         while (rounds_ < maxRounds && (std::int64_t { 1 } << rounds_) < size_)
         {
             ++rounds_;
@@ -42,9 +45,12 @@ public:
     AnsweringExchange(const AnsweringExchange&) = delete;
     AnsweringExchange& operator=(const AnsweringExchange&) = delete;
 
-    /** @brief Posts a receive for each answer, then sends each question; answers its own. */
-    void ask(const std::vector<SparseMessage>& questions, const std::string& what)
+    /** @brief Posts a receive for each answer, then sends each question (kept here until the
+     * exchange ends: an abandoned exchange's sends may still read them); answers its own. */
+    void ask(std::vector<SparseMessage> questionsGiven, const std::string& what)
     {
+        questions_ = std::move(questionsGiven);
+        const std::vector<SparseMessage>& questions { questions_ };
         if (faultHappens(&FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late asker
@@ -156,6 +162,34 @@ public:
         for (const SparseMessage& question : questions)
         {
             ranksAsked_.push_back(question.rank);
+        }
+    }
+
+    /**
+     * @brief After a time-out error: cancels the receives still posted, so that nothing that
+     * arrives later is written anywhere, and frees the sends still in flight (their buffers are
+     * this object's, which the caller then keeps: abandoned()).
+     */
+    void abandon() noexcept
+    {
+        const auto cancel = [](MPI_Request& request)
+        {
+            if (request != MPI_REQUEST_NULL)
+            {
+                MPI_Cancel(&request);
+                MPI_Wait(&request, MPI_STATUS_IGNORE);
+            }
+        };
+        std::for_each(answerReceives_.begin(), answerReceives_.end(), cancel);
+        std::for_each(
+            hearing_.begin(), hearing_.begin() + static_cast<std::ptrdiff_t>(rounds_), cancel
+        );
+        for (MPI_Request& request : sends_)
+        {
+            if (request != MPI_REQUEST_NULL)
+            {
+                MPI_Request_free(&request);
+            }
         }
     }
 
@@ -313,6 +347,7 @@ private:
     int self_ { 0 };                                /**< this rank in comm_ */
     int size_ { 1 };                                /**< ranks of comm_ */
     std::size_t rounds_ { 0 };                      /**< rounds of the agreement */
+    std::vector<SparseMessage> questions_;          /**< the own questions (the sends' buffers) */
     std::vector<std::int64_t> answers_;             /**< the answers to the own questions */
     std::vector<MPI_Request> answerReceives_;       /**< their receives */
     std::vector<int> ranksAsked_;                   /**< the rank of each own question */
@@ -325,12 +360,24 @@ private:
     std::array<AgreementBid, maxRounds> told_ {};   /**< each round's outgoing bid */
     std::array<MPI_Request, maxRounds> hearing_ {}; /**< each round's receive */
 };
+
+/**
+ * @brief Keeps the exchanges that ended in a time-out error to the end of the process: their
+ * sends may still read their buffers.
+ */
+void keepAbandoned(std::unique_ptr<AnsweringExchange> exchange)
+{
+    static std::mutex lock;
+    static std::vector<std::unique_ptr<AnsweringExchange>> kept;
+    const std::scoped_lock guard { lock };
+    kept.push_back(std::move(exchange));
+}
 } // namespace
 
 AnsweredExchange answeredExchange(
     MPI_Comm comm,
     int tag,
-    const std::vector<SparseMessage>& questions,
+    std::vector<SparseMessage> questions,
     const std::function<std::int64_t(const SparseMessage& question)>& answer,
     const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
     const WaitPolicy& policy,
@@ -338,26 +385,36 @@ AnsweredExchange answeredExchange(
     std::source_location where
 )
 {
-    AnsweringExchange exchange(comm, tag, answer, bid, where);
-    exchange.noteRanks(questions);
-    exchange.ask(questions, what);
+    // on the heap: requests in flight point into it, and an abandoned one must stay put
+    auto exchange = std::make_unique<AnsweringExchange>(comm, tag, answer, bid, where);
+    exchange->noteRanks(questions);
+    exchange->ask(std::move(questions), what);
     // most exchanges are over after a few polls: poll first, the general wait only after
     for (int poll { 0 }; poll < 64; ++poll)
     {
-        if (exchange.step())
+        if (exchange->step())
         {
-            return exchange.take();
+            return exchange->take();
         }
     }
-    mpi::waitWithTimeout(
-        [&exchange] { return exchange.step(); },
-        [&exchange] { return exchange.describe(); },
-        policy,
-        "answered exchange",
-        what + " (tag " + std::to_string(tag) + ")",
-        where
-    );
-    return exchange.take();
+    try
+    {
+        mpi::waitWithTimeout(
+            [&exchange] { return exchange->step(); },
+            [&exchange] { return exchange->describe(); },
+            policy,
+            "answered exchange",
+            what + " (tag " + std::to_string(tag) + ")",
+            where
+        );
+    }
+    catch (...)
+    {
+        exchange->abandon();
+        keepAbandoned(std::move(exchange));
+        throw;
+    }
+    return exchange->take();
 }
 
 } // namespace fieldsync::mpi

@@ -47,7 +47,9 @@ struct AnsweredExchange
  * The loop waits through mpi::waitWithTimeout under @p policy: past its time-out it warns, or
  * throws a fieldsync::Error naming the call site, @p what, @p tag and what this rank still waits
  * for (the answers of which ranks, or which round of the agreement). An exchange that ended in
- * that error cannot be resumed: use @p comm for nothing else afterwards.
+ * that error cannot be resumed: its receives are cancelled, so nothing that arrives later is
+ * written anywhere, and its buffers (the questions included) are kept to the end of the process
+ * for its sends still in flight; use @p comm for nothing else afterwards.
  *
  * Tags: questions travel on @p tag, answers on @p tag + 1, the agreement on @p tag + 2. A rank
  * may leave while another still listens for questions, so two consecutive calls on one
@@ -56,7 +58,7 @@ struct AnsweredExchange
  *
  * @param comm the communicator (a private duplicate: the three tags must meet no other traffic)
  * @param tag the first of the three tags
- * @param questions at most one message per destination rank
+ * @param questions at most one message per destination rank (taken: kept while in flight)
  * @param answer called once per question that reaches this rank (its own included), in arrival
  * order, with the asker's rank and payload; returns the answer. It must not throw.
  * @param bid called once, with the answers to this rank's questions (in their order), before
@@ -70,7 +72,7 @@ struct AnsweredExchange
 [[nodiscard]] AnsweredExchange answeredExchange(
     MPI_Comm comm,
     int tag,
-    const std::vector<SparseMessage>& questions,
+    std::vector<SparseMessage> questions,
     const std::function<std::int64_t(const SparseMessage& question)>& answer,
     const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
     const WaitPolicy& policy,

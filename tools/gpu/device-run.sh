@@ -7,6 +7,7 @@
 #   tools/gpu/device-run.sh chunks                     # the solver with the host's chunking
 #   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
 #   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
+#   tools/gpu/device-run.sh setuponly                  # the set-up alone on 2 to 16 ranks
 #
 # Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
 # device tool's folder that comes back, at most 8 files) beside summary.txt, which is written
@@ -174,6 +175,20 @@ phase_setup() {
     done
     unset BIND
     phase_backends
+}
+
+# The set-up alone on 2 to 16 ranks (no back ends), and the ghost-list and answered-exchange
+# set-ups' tests on rank counts that are not powers of two (the agreement's rounds)
+phase_setuponly() {
+    export BIND="-bind-to core"
+    for np in 2 4 8 16; do
+        run setup 280 "$np" "$s/host/setup_bench" --rounds 11 --sizes 256,4096,32768,131072 \
+            --json "$out/setup-p$np.json"
+    done
+    unset BIND
+    for np in 5 12 16; do
+        run tests 300 "$np" "$s/cuda/test_halo_ghost_list"
+    done
 }
 
 # The back ends (the persistent one included: MPICH 4) and Auto's choice on 2 to 16 ranks

@@ -8,6 +8,7 @@
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -178,6 +179,96 @@ BackEnd chooseBackEnd(const CommitOptions& options, const std::source_location& 
 }
 } // namespace
 
+namespace
+{
+/** @brief Local: no send index is a ghost, no receive index an owned cell
+ * (CommitOptions::ownedCells). */
+std::string ownershipError(
+    const RankSimplexCommMap& sendMap,
+    const RankSimplexCommMap& receiveMap,
+    const CommitOptions& options,
+    int me
+)
+{
+    if (options.ownedCells < 0)
+    {
+        return {};
+    }
+    const auto owned = static_cast<LocalIndex>(options.ownedCells);
+    for (const auto* map : { &sendMap, &receiveMap })
+    {
+        const bool isSend = map == &sendMap;
+        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
+        {
+            for (std::size_t i = map->offsets()[k]; i < map->offsets()[k + 1]; ++i)
+            {
+                const LocalIndex cell = map->indices()[i];
+                if (isSend == (cell < owned))
+                {
+                    continue;
+                }
+                return "\n  rank " + std::to_string(me) + "'s " + (isSend ? "send" : "receive") +
+                       " map lists cell " + std::to_string(cell) + " for rank " +
+                       std::to_string(map->neighbours()[k]) + ", " +
+                       (isSend ? "a ghost" : "an owned cell") + " (cells below " +
+                       std::to_string(owned) +
+                       " are owned): were the send and receive maps passed in swapped order?";
+            }
+        }
+    }
+    return {};
+}
+
+/** @brief The disagreements between this rank's records and its peers' (every peer either side
+ * lists; a peer missing from @p theirs lists nothing for this rank). */
+std::string patternErrors(
+    int me, const std::map<int, PeerRecord>& mine, const std::map<int, PeerRecord>& theirs
+)
+{
+    std::set<int> peers;
+    for (const auto& [peer, unused] : mine)
+    {
+        peers.insert(peer);
+    }
+    for (const auto& [peer, unused] : theirs)
+    {
+        peers.insert(peer);
+    }
+    std::string error;
+    for (const int peer : peers)
+    {
+        const PeerRecord m = mine.count(peer) > 0 ? mine.at(peer) : PeerRecord {};
+        const PeerRecord t = theirs.count(peer) > 0 ? theirs.at(peer) : PeerRecord {};
+        error += compareDirection(me, peer, m.sends, t.receives, m.sendHash, t.receiveHash);
+        error += compareDirection(peer, me, t.sends, m.receives, t.sendHash, m.receiveHash);
+    }
+    return error;
+}
+
+/** @brief A record as it travels: four integers. */
+PeerRecord recordFrom(std::span<const std::int64_t> values)
+{
+    return values.size() == 4 ? PeerRecord { values[0], values[1], values[2], values[3] }
+                              : PeerRecord { -2, -2, 0, 0 }; // not a record: disagrees with all
+}
+
+/** @brief The check of globalIds' length against the maps, "" when it passes. */
+std::string globalIdsError(
+    const RankSimplexCommMap& sendMap,
+    const RankSimplexCommMap& receiveMap,
+    const CommitOptions& options
+)
+{
+    const std::int64_t highest { std::max(sendMap.maxIndex(), receiveMap.maxIndex()) };
+    if (options.globalIds.empty() || static_cast<std::int64_t>(options.globalIds.size()) > highest)
+    {
+        return {};
+    }
+    return "Communicator::commit: globalIds has " + std::to_string(options.globalIds.size()) +
+           " entries, but the maps index cell " + std::to_string(highest);
+}
+} // namespace
+
 const char* toString(BackEnd backEnd) noexcept
 {
     switch (backEnd)
@@ -199,14 +290,8 @@ void CommunicatorState::commit(
 )
 {
     FIELDSYNC_CHECK_AT(!committed_, "Communicator::commit: already committed", where);
-    FIELDSYNC_CHECK_AT(
-        options.globalIds.empty() || static_cast<std::int64_t>(options.globalIds.size()) >
-                                         std::max(sendMap_.maxIndex(), receiveMap_.maxIndex()),
-        "Communicator::commit: globalIds has " + std::to_string(options.globalIds.size()) +
-            " entries, but the maps index cell " +
-            std::to_string(std::max(sendMap_.maxIndex(), receiveMap_.maxIndex())),
-        where
-    );
+    const std::string idsError { globalIdsError(sendMap_, receiveMap_, options) };
+    FIELDSYNC_CHECK_AT(idsError.empty(), idsError, where);
     if (!checked)
     {
         std::string error = checkOwnership(options);
@@ -232,34 +317,7 @@ void CommunicatorState::commit(
 
 std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
 {
-    if (options.ownedCells < 0)
-    {
-        return {};
-    }
-    const auto owned = static_cast<LocalIndex>(options.ownedCells);
-    const int me = env_.rank();
-    for (const auto* map : { &sendMap_, &receiveMap_ })
-    {
-        const bool isSend = map == &sendMap_;
-        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
-        {
-            for (std::size_t i = map->offsets()[k]; i < map->offsets()[k + 1]; ++i)
-            {
-                const LocalIndex cell = map->indices()[i];
-                if (isSend == (cell < owned))
-                {
-                    continue;
-                }
-                return "\n  rank " + std::to_string(me) + "'s " + (isSend ? "send" : "receive") +
-                       " map lists cell " + std::to_string(cell) + " for rank " +
-                       std::to_string(map->neighbours()[k]) + ", " +
-                       (isSend ? "a ghost" : "an owned cell") + " (cells below " +
-                       std::to_string(owned) +
-                       " are owned): were the send and receive maps passed in swapped order?";
-            }
-        }
-    }
-    return {};
+    return ownershipError(sendMap_, receiveMap_, options, env_.rank());
 }
 
 std::string
@@ -280,24 +338,7 @@ CommunicatorState::checkPattern(const CommitOptions& options, const std::source_
         const auto& d = message.data;
         theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
     }
-    std::set<int> peers;
-    for (const auto& [peer, unused] : mine)
-    {
-        peers.insert(peer);
-    }
-    for (const auto& [peer, unused] : theirs)
-    {
-        peers.insert(peer);
-    }
-    std::string error;
-    for (const int peer : peers)
-    {
-        const PeerRecord m = mine.count(peer) > 0 ? mine.at(peer) : PeerRecord {};
-        const PeerRecord t = theirs.count(peer) > 0 ? theirs.at(peer) : PeerRecord {};
-        error += compareDirection(me, peer, m.sends, t.receives, m.sendHash, t.receiveHash);
-        error += compareDirection(peer, me, t.sends, m.receives, t.sendHash, m.receiveHash);
-    }
-    return error;
+    return patternErrors(me, mine, theirs);
 }
 
 void CommunicatorState::buildGraphs(const std::source_location& where)
@@ -454,6 +495,122 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
         );
     }
     return all[best].backEnd;
+}
+
+ExchangeContext checkAndAgree(
+    const mpi::MPIEnvironment& env,
+    const RankSimplexCommMap& sendMap,
+    const RankSimplexCommMap& receiveMap,
+    const CommitOptions& options,
+    const std::source_location& where
+)
+{
+    const int me { env.rank() };
+    const int size { env.sizeRank() };
+    // what this rank finds alone, agreed with the rest: maps for another number of ranks (then
+    // it asks nobody: its peers' ranks mean nothing here), globalIds too short (then no hashes:
+    // they would read past it), a map listing cells of the wrong kind
+    std::string error;
+    for (const auto& [map, name] :
+         { std::pair { &sendMap, "send" }, std::pair { &receiveMap, "receive" } })
+    {
+        if (error.empty() && map->sizeRank() != size)
+        {
+            error = std::string("Communicator: the ") + name + " map is for " +
+                    std::to_string(map->sizeRank()) + " ranks, the communicator has " +
+                    std::to_string(size);
+        }
+    }
+    const bool mapsGood { error.empty() };
+    if (mapsGood)
+    {
+        error = globalIdsError(sendMap, receiveMap, options);
+    }
+    const bool idsGood { mapsGood && error.empty() };
+    if (idsGood)
+    {
+        error = ownershipError(sendMap, receiveMap, options, me);
+    }
+    const std::map<int, PeerRecord> mine {
+        mapsGood ? recordsOf(
+                       sendMap,
+                       receiveMap,
+                       idsGood ? options.globalIds : std::span<const std::int64_t> {},
+                       me
+                   )
+                 : std::map<int, PeerRecord> {}
+    };
+    std::vector<mpi::SparseMessage> questions;
+    questions.reserve(mine.size());
+    for (const auto& [peer, r] : mine)
+    {
+        questions.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
+    }
+    const ContextBid bid { contextBid(env.comm(), where) };
+    bool disagrees { false };
+    // each peer answers with its own record for the asker and compares the two as the question
+    // arrives; whoever lists the other compares, so any disagreement is found before the
+    // agreement, which carries it with the context
+    const mpi::AnsweredExchange answered { mpi::answeredExchange(
+        setUpComm(env.comm(), where),
+        answeredSetUpTag(setUpTurn(env.comm(), where)),
+        std::move(questions),
+        4,
+        [&](const mpi::SparseMessage& question, std::span<std::int64_t> answer)
+        {
+            const auto found = mine.find(question.rank);
+            const PeerRecord m { found != mine.end() ? found->second : PeerRecord {} };
+            answer[0] = m.sends;
+            answer[1] = m.receives;
+            answer[2] = m.sendHash;
+            answer[3] = m.receiveHash;
+            const PeerRecord t { recordFrom(question.data) };
+            disagrees =
+                disagrees ||
+                !compareDirection(me, question.rank, m.sends, t.receives, m.sendHash, t.receiveHash)
+                     .empty() ||
+                !compareDirection(question.rank, me, t.sends, m.receives, t.sendHash, m.receiveHash)
+                     .empty();
+        },
+        [&](std::span<const std::int64_t>)
+        {
+            const bool bad { disagrees || !error.empty() };
+            return mpi::AgreementBid { bad ? 1U : 0U, bid.id, bid.window };
+        },
+        mpi::WaitPolicy::fromEnvironment(),
+        "Communicator commit",
+        where
+    ) };
+    if (answered.agreed[0] != 0) [[unlikely]]
+    {
+        // the texts as the commit's own check writes them: every peer either side lists
+        std::map<int, PeerRecord> theirs;
+        for (std::size_t k { 0 }; k < answered.questions.size(); ++k)
+        {
+            theirs[answered.questions[k].rank] = recordFrom(answered.questions[k].data);
+        }
+        std::size_t k { 0 };
+        for (const auto& [peer, unused] : mine)
+        {
+            if (peer != me)
+            {
+                theirs[peer] = recordFrom(std::span(answered.answers).subspan(4 * k, 4));
+            }
+            ++k;
+        }
+        if (idsGood)
+        {
+            error += patternErrors(me, mine, theirs);
+            if (!error.empty())
+            {
+                error = "Communicator::commit: the halo pattern disagrees:" + error;
+            }
+        }
+        mpi::raiseIfAnyFailed(env.comm(), error, where);
+    }
+    const ContextBid agreed { answered.agreed[1], answered.agreed[2] };
+    takeBid(env.comm(), agreed, true);
+    return grantContext(env, agreed, false, where);
 }
 
 } // namespace fieldsync::halo

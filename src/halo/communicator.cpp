@@ -368,10 +368,22 @@ Communicator::Communicator(
 )
 {
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
-    state_ = std::make_unique<CommunicatorState>(
-        agreeContext(env, false, where), std::move(sendMap), std::move(receiveMap), where
-    );
-    state_->commit(options, where);
+    if (options.checkPattern)
+    {
+        // the pattern's check and the context's agreement in one collective step
+        ExchangeContext context { checkAndAgree(env, sendMap, receiveMap, options, where) };
+        state_ = std::make_unique<CommunicatorState>(
+            std::move(context), std::move(sendMap), std::move(receiveMap), where
+        );
+        state_->commit(options, where, true);
+    }
+    else
+    {
+        state_ = std::make_unique<CommunicatorState>(
+            agreeContext(env, false, where), std::move(sendMap), std::move(receiveMap), where
+        );
+        state_->commit(options, where);
+    }
     trackLive(state_.get(), "fieldsync::halo::Communicator", where);
 }
 

@@ -20,6 +20,23 @@ namespace fieldsync::halo
 {
 
 /**
+ * @brief Collective (commit.cpp): the checks of a Communicator made from maps and the agreement
+ * on its context in one answered exchange on the set-up duplicate (mpi::answeredExchange): each
+ * rank sends each peer its record of their pattern (counts and hashes of the global ids), the
+ * peer answers with its own and compares the two, and the closing agreement carries whether any
+ * rank found a disagreement, with the context's identifier and tag window. Bad input is an
+ * Error on every rank with the texts CommunicatorState::commit writes. Returns the granted
+ * context; the pattern then needs no check at commit.
+ */
+[[nodiscard]] ExchangeContext checkAndAgree(
+    const mpi::MPIEnvironment& env,
+    const RankSimplexCommMap& sendMap,
+    const RankSimplexCommMap& receiveMap,
+    const CommitOptions& options,
+    const std::source_location& where
+);
+
+/**
  * @brief A Kokkos profiling region (Kokkos Tools, Nsight) for the lifetime of the object, when
  * @p on: pushed at construction, popped at destruction (also when an Error leaves the step).
  */

@@ -20,11 +20,11 @@ std::atomic<std::uint64_t> nextId { 1 };
  */
 struct SharedDuplicate
 {
-    MPI_Comm comm { MPI_COMM_NULL }; /**< the duplicate */
-    bool predefined { false };       /**< of MPI_COMM_WORLD or MPI_COMM_SELF */
-    int windows { 0 };               /**< windows after window 0 (from MPI_TAG_UB) */
-    std::uint64_t nextWindow { 1 };  /**< the window this rank bids next */
-    std::uint64_t ghostLists { 0 };  /**< GhostList set-ups over it so far */
+    MPI_Comm comm { MPI_COMM_NULL };    /**< the duplicate */
+    bool predefined { false };          /**< of MPI_COMM_WORLD or MPI_COMM_SELF */
+    int windows { 0 };                  /**< windows after window 0 (from MPI_TAG_UB) */
+    std::uint64_t nextWindow { 1 };     /**< the window this rank bids next */
+    std::uint64_t answeredSetUps { 0 }; /**< answered set-ups over it so far */
 
     SharedDuplicate() = default;
     SharedDuplicate(const SharedDuplicate&) = delete;
@@ -100,9 +100,9 @@ MPI_Comm setUpComm(MPI_Comm comm, const std::source_location& where)
     return sharedDuplicate(comm, where)->comm;
 }
 
-int ghostListTurn(MPI_Comm comm, const std::source_location& where)
+int setUpTurn(MPI_Comm comm, const std::source_location& where)
 {
-    return static_cast<int>(sharedDuplicate(comm, where)->ghostLists++ & 1U);
+    return static_cast<int>(sharedDuplicate(comm, where)->answeredSetUps++ & 1U);
 }
 
 ContextBid contextBid(MPI_Comm comm, const std::source_location& where)

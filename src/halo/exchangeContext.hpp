@@ -27,13 +27,20 @@ namespace fieldsync::halo
 [[nodiscard]] MPI_Comm setUpComm(MPI_Comm comm, const std::source_location& where);
 
 /**
- * @brief Which of two turns (0, 1, 0, ...) the next GhostList set-up over @p comm takes. A
- * set-up's exchange (mpi::answeredExchange) lets a rank leave while another still listens for
- * questions, so consecutive set-ups alternate two sets of tags. Every rank makes the same
- * set-ups in the same order, so the ranks agree without communication. Collective the first
- * time, as setUpComm.
+ * @brief Which of two turns (0, 1, 0, ...) the next answered set-up over @p comm takes (a
+ * GhostList, or a Communicator made from maps). Its exchange (mpi::answeredExchange) lets a rank
+ * leave while another still listens for questions, so consecutive set-ups alternate two sets of
+ * tags (answeredSetUpTag). Every rank makes the same set-ups in the same order, so the ranks
+ * agree without communication. Collective the first time, as setUpComm.
  */
-[[nodiscard]] int ghostListTurn(MPI_Comm comm, const std::source_location& where);
+[[nodiscard]] int setUpTurn(MPI_Comm comm, const std::source_location& where);
+
+/** @brief The first of the three tags of an answered set-up's exchange on the set-up duplicate
+ * in turn @p turn: 7401 (7401..7403) or 7404 (7404..7406), in window 0. */
+[[nodiscard]] constexpr int answeredSetUpTag(int turn) noexcept
+{
+    return 7401 + 3 * turn;
+}
 
 /**
  * @brief What one rank proposes for the next Communicator over a communicator: agreed by an

@@ -23,9 +23,6 @@ namespace fieldsync::halo
 
 namespace
 {
-/** @brief The first tag of the set-up's answered exchange (on the private duplicate): its turn
- * 0 uses 7401..7403, turn 1 7404..7406 (ghostListTurn). */
-constexpr int ghostListTag { 7401 };
 
 /** @brief One run of the set-up: the state its steps share. */
 class GhostListSetUp
@@ -351,10 +348,11 @@ ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
     }
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
-        ghostListTag + 3 * turn,
+        answeredSetUpTag(turn),
         std::move(questions),
-        [this](const mpi::SparseMessage& question)
-        { return checkRequests(question.rank, question.data); },
+        1,
+        [this](const mpi::SparseMessage& question, std::span<std::int64_t> answer)
+        { answer[0] = checkRequests(question.rank, question.data); },
         [this, &mine](std::span<const std::int64_t> answers)
         {
             // all with MPI_MAX: 1 where this rank found bad input or was told of some
@@ -488,7 +486,7 @@ GhostList::GhostList(
     setUp.checkLocally();
     setUp.groupByOwner();
     const ContextBid agreed {
-        setUp.askOwners(contextBid(env.comm(), where), ghostListTurn(env.comm(), where))
+        setUp.askOwners(contextBid(env.comm(), where), setUpTurn(env.comm(), where))
     };
     takeBid(env.comm(), agreed, true);
     context_ = std::make_shared<ExchangeContext>(grantContext(env, agreed, false, where));

@@ -16,6 +16,9 @@ namespace fieldsync::mpi
 
 namespace
 {
+/** @brief The caller's answerer. */
+using Answerer = std::function<void(const SparseMessage&, std::span<std::int64_t>)>;
+
 /** @brief The most rounds of the agreement (ceil(log2 P) for P up to 2^31). */
 constexpr std::size_t maxRounds { 32 };
 
@@ -27,11 +30,13 @@ public:
     AnsweringExchange(
         MPI_Comm comm,
         int tag,
-        const std::function<std::int64_t(const SparseMessage&)>& answer,
+        std::size_t width,
+        const Answerer& answer,
         const std::function<AgreementBid(std::span<const std::int64_t>)>& bid,
         const std::source_location& where
     )
-        : comm_(comm), tag_(tag), answer_(answer), bid_(bid), where_(where)
+        : comm_(comm), tag_(tag), width_(width), answer_(answer), bid_(bid), where_(where),
+          scratch_(width)
     {
         FIELDSYNC_MPI_AT(MPI_Comm_rank(comm, &self_), where);
         FIELDSYNC_MPI_AT(MPI_Comm_size(comm, &size_), where);
@@ -55,7 +60,7 @@ public:
         {
             faultDelay(); // fault injection: a late asker
         }
-        answers_.assign(questions.size(), 0);
+        answers_.assign(questions.size() * width_, 0);
         answerReceives_.assign(questions.size(), MPI_REQUEST_NULL);
         sends_.reserve(2 * questions.size() + 2);
         for (std::size_t k { 0 }; k < questions.size(); ++k)
@@ -63,7 +68,7 @@ public:
             const SparseMessage& question { questions[k] };
             if (question.rank == self_)
             {
-                answers_[k] = answer_(question);
+                answer_(question, std::span(answers_).subspan(k * width_, width_));
                 asked_.push_back(question);
                 continue;
             }
@@ -75,8 +80,8 @@ public:
             );
             FIELDSYNC_MPI_AT(
                 MPI_Irecv(
-                    &answers_[k],
-                    1,
+                    &answers_[k * width_],
+                    static_cast<int>(width_),
                     MPI_INT64_T,
                     question.rank,
                     tag_ + 1,
@@ -198,7 +203,7 @@ public:
     {
         for (SparseMessage& question : asked_)
         {
-            question.data.resize(question.data.size() - (question.rank == self_ ? 0 : 1));
+            question.data.resize(question.data.size() - (question.rank == self_ ? 0 : width_));
         }
         std::sort(
             asked_.begin(),
@@ -230,9 +235,9 @@ private:
         FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
         SparseMessage question;
         question.rank = status.MPI_SOURCE;
-        // room for one value more: the answer travels from there (the payload's buffer stays
-        // put until take() cuts it off again), so answering allocates nothing of its own
-        question.data.reserve(static_cast<std::size_t>(count) + 1);
+        // room for the answer after the payload: it travels from there (the buffer stays put
+        // until take() cuts it off again), so answering allocates nothing of its own
+        question.data.reserve(static_cast<std::size_t>(count) + width_);
         question.data.resize(static_cast<std::size_t>(count));
         FIELDSYNC_MPI_AT(
             MPI_Recv(
@@ -246,7 +251,10 @@ private:
             ),
             where_
         );
-        question.data.push_back(answer_(question)); // within the capacity: the buffer stays
+        std::fill(scratch_.begin(), scratch_.end(), 0);
+        answer_(question, scratch_);
+        // within the capacity: the buffer stays
+        question.data.insert(question.data.end(), scratch_.begin(), scratch_.end());
         if (faultHappens(&FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late answer
@@ -254,8 +262,8 @@ private:
         sends_.push_back(MPI_REQUEST_NULL);
         FIELDSYNC_MPI_AT(
             MPI_Isend(
-                &question.data.back(),
-                1,
+                question.data.data() + count,
+                static_cast<int>(width_),
                 MPI_INT64_T,
                 question.rank,
                 tag_ + 1,
@@ -339,15 +347,17 @@ private:
         return true;
     }
 
-    MPI_Comm comm_;                                                   /**< the communicator */
-    int tag_;                                                         /**< the questions' tag */
-    const std::function<std::int64_t(const SparseMessage&)>& answer_; /**< the answerer */
+    MPI_Comm comm_;          /**< the communicator */
+    int tag_;                /**< the questions' tag */
+    std::size_t width_;      /**< values per answer */
+    const Answerer& answer_; /**< the answerer */
     const std::function<AgreementBid(std::span<const std::int64_t>)>& bid_; /**< the bidder */
     std::source_location where_;                    /**< the caller's call site, for errors */
     int self_ { 0 };                                /**< this rank in comm_ */
     int size_ { 1 };                                /**< ranks of comm_ */
     std::size_t rounds_ { 0 };                      /**< rounds of the agreement */
     std::vector<SparseMessage> questions_;          /**< the own questions (the sends' buffers) */
+    std::vector<std::int64_t> scratch_;             /**< one answer, as it is made */
     std::vector<std::int64_t> answers_;             /**< the answers to the own questions */
     std::vector<MPI_Request> answerReceives_;       /**< their receives */
     std::vector<int> ranksAsked_;                   /**< the rank of each own question */
@@ -378,7 +388,9 @@ AnsweredExchange answeredExchange(
     MPI_Comm comm,
     int tag,
     std::vector<SparseMessage> questions,
-    const std::function<std::int64_t(const SparseMessage& question)>& answer,
+    std::size_t answerWidth,
+    const std::function<void(const SparseMessage& question, std::span<std::int64_t> answer)>&
+        answer,
     const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
     const WaitPolicy& policy,
     const std::string& what,
@@ -386,7 +398,12 @@ AnsweredExchange answeredExchange(
 )
 {
     // on the heap: requests in flight point into it, and an abandoned one must stay put
-    auto exchange = std::make_unique<AnsweringExchange>(comm, tag, answer, bid, where);
+    FIELDSYNC_CHECK_AT(
+        answerWidth >= 1 && answerWidth <= 1024,
+        what + ": answers of " + std::to_string(answerWidth) + " values (1 to 1024)",
+        where
+    );
+    auto exchange = std::make_unique<AnsweringExchange>(comm, tag, answerWidth, answer, bid, where);
     exchange->noteRanks(questions);
     exchange->ask(std::move(questions), what);
     // most exchanges are over after a few polls: poll first, the general wait only after

@@ -495,7 +495,9 @@ void HaloBuild::exchangeFirstLayerEdges()
         comm_,
         edgeTag,
         toMessages(edges),
-        [this](const mpi::SparseMessage& message) { return checkEdgeRequests(message); },
+        1,
+        [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
+        { answer[0] = checkEdgeRequests(message); },
         [this](std::span<const std::int64_t> answers)
         {
             std::uint64_t bad { error_.empty() ? 0U : 1U };

@@ -4,6 +4,7 @@
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -166,6 +167,91 @@ TEST_CASE("commit: a rank sending to a peer that expects nothing from it")
             )
         );
     }
+}
+
+TEST_CASE("commit: Communicators from maps and ghost lists made back to back stay apart")
+{
+    // both check and agree in one answered exchange on the same set-up duplicate; with no other
+    // traffic between them a rank may start the next while another still answers the last
+    const mpi::MPIEnvironment env;
+    const int me { env.rank() };
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    const std::vector<LocalIndex> ghosts { 4, 5, 6, 7 };
+    const std::vector<fieldsync::halo::GhostOwner> owners {
+        { r.previous, 0 }, { r.previous, 1 }, { r.previous, 2 }, { r.previous, 3 }
+    };
+    std::vector<Communicator> comms;
+    for (int k { 0 }; k < 20; ++k)
+    {
+        if (k % 3 == 2)
+        {
+            comms.push_back(fieldsync::halo::GhostList(env, 4, ghosts, owners).communicator());
+        }
+        else
+        {
+            comms.emplace_back(env, r.send, r.receive, CommitOptions { .globalIds = r.globalIds });
+        }
+    }
+    for (std::size_t k { 0 }; k < comms.size(); ++k)
+    {
+        std::vector<double> field(8, -1.0);
+        for (std::size_t i { 0 }; i < 4; ++i)
+        {
+            field[i] = 0.5 + static_cast<double>(r.globalIds[i]) + 100.0 * static_cast<double>(k);
+        }
+        comms[k].startComm(field);
+        comms[k].finaliseComm(field);
+        for (std::size_t g { 4 }; g < 8; ++g)
+        {
+            CAPTURE(me, k, g);
+            REQUIRE(
+                field[g] ==
+                0.5 + static_cast<double>(r.globalIds[g]) + 100.0 * static_cast<double>(k)
+            );
+        }
+    }
+}
+
+TEST_CASE("commit: maps for another number of ranks on one rank are an Error on every rank")
+{
+    const mpi::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    const int last { n - 1 };
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    // the last rank alone passes a send map for one rank more: it asks nobody, and the
+    // agreement tells the others, so no rank is left waiting for it
+    const std::string error = errorOf(
+        [&]
+        {
+            if (env.rank() == last)
+            {
+                Communicator comm(env, RankSimplexCommMap(n + 1), r.receive);
+            }
+            else
+            {
+                Communicator comm(env, r.send, r.receive);
+            }
+        }
+    );
+    CAPTURE(error);
+    CHECK_FALSE(error.empty()); // every rank throws, none waits
+    if (env.rank() == last)
+    {
+        CHECK_THAT(
+            error, Catch::Contains("the send map is for " + std::to_string(n + 1) + " ranks")
+        );
+    }
+    else if (env.rank() == 0 || env.rank() == last - 1)
+    {
+        // its ring neighbour asked nothing and answered as if it listed nothing: named
+        CHECK_THAT(error, Catch::Contains("rank " + std::to_string(last)));
+    }
+    // the environment is still good for the next Communicator
+    Communicator good(env, r.send, r.receive);
+    std::vector<double> field { 0.5, 1.5, 2.5, 3.5, -1, -1, -1, -1 };
+    good.startComm(field);
+    good.finaliseComm(field);
+    REQUIRE(field[4] == 0.5);
 }
 
 TEST_CASE("commit: send and receive maps passed in swapped order")

@@ -84,18 +84,22 @@ TEST_CASE("answeredExchange: questions, answers and the agreed maxima, many call
             own.comm(),
             30 + 3 * (round % 2),
             out,
-            [&](const SparseMessage& q)
+            2,
+            [&](const SparseMessage& q, std::span<std::int64_t> answer)
             {
                 ++answered;
-                return 100000 * me +
-                       3 * std::accumulate(q.data.begin(), q.data.end(), std::int64_t { 0 }) + 1;
+                answer[0] = 100000 * me +
+                            3 * std::accumulate(q.data.begin(), q.data.end(), std::int64_t { 0 }) +
+                            1;
+                answer[1] = -static_cast<std::int64_t>(q.data.size()) - q.rank;
             },
             [&](std::span<const std::int64_t> answers)
             {
                 AgreementBid bid { ownBid(me, round) };
-                bid[2] = static_cast<std::uint64_t>(
-                    std::accumulate(answers.begin(), answers.end(), std::int64_t { 0 })
-                );
+                for (std::size_t k { 0 }; k < answers.size(); k += 2)
+                {
+                    bid[2] += static_cast<std::uint64_t>(answers[k]);
+                }
                 return bid;
             },
             policy,
@@ -118,11 +122,15 @@ TEST_CASE("answeredExchange: questions, answers and the agreed maxima, many call
             REQUIRE(result.questions[m].rank == askers[m]);
             REQUIRE(result.questions[m].data == question(askers[m], me, round));
         }
-        // the answers to this rank's questions, in their order
-        REQUIRE(result.answers.size() == out.size());
+        // the answers to this rank's questions, in their order, two values each
+        REQUIRE(result.answers.size() == 2 * out.size());
         for (std::size_t k { 0 }; k < out.size(); ++k)
         {
-            REQUIRE(result.answers[k] == expectedAnswer(me, out[k].rank, round));
+            REQUIRE(result.answers[2 * k] == expectedAnswer(me, out[k].rank, round));
+            REQUIRE(
+                result.answers[2 * k + 1] ==
+                -static_cast<std::int64_t>(question(me, out[k].rank, round).size()) - me
+            );
         }
         // the maxima over every rank's bid
         AgreementBid expected { 0, 0, 0 };
@@ -164,7 +172,8 @@ TEST_CASE("answeredExchange: a rank that never enters is an Error naming call si
                 own.comm(),
                 40,
                 std::move(out), // the exchange keeps it while its send may be in flight
-                [](const SparseMessage&) { return std::int64_t { 0 }; },
+                1,
+                [](const SparseMessage&, std::span<std::int64_t>) {},
                 [](std::span<const std::int64_t>) { return AgreementBid {}; },
                 policy,
                 "lonely",

@@ -150,7 +150,9 @@ struct ExchangeContext;
  * `Communicator::declare(...)` only declares, and `commit(options)` (collective) checks the
  * pattern between neighbours, builds the graph topology the neighbourhood back end needs and
  * chooses the back end (CommitOptions). A pattern that disagrees between two ranks is an Error
- * on every rank, naming both ranks, at commit: never silent wrong ghosts.
+ * on every rank, naming both ranks, at commit: never silent wrong ghosts. The constructor checks
+ * the pattern and agrees on the Communicator's context in one collective step (an answered
+ * exchange, mpi::answeredExchange, doc/halo.md); a declared Communicator takes two.
  *
  * These templates only describe the fields (ViewFields); the exchange itself is compiled in
  * src/halo/ as named steps (doc/architecture.md).

@@ -24,8 +24,9 @@ using AgreementBid = std::array<std::uint64_t, 3>;
 struct AnsweredExchange
 {
     std::vector<SparseMessage> questions; /**< the questions this rank answered, by asker */
-    std::vector<std::int64_t> answers;    /**< the answer to each of its own, in their order */
-    AgreementBid agreed {};               /**< the element-wise maximum of every rank's bid */
+    std::vector<std::int64_t>
+        answers;            /**< the answers to its own, in their order (answerWidth values each) */
+    AgreementBid agreed {}; /**< the element-wise maximum of every rank's bid */
 };
 
 /**
@@ -34,7 +35,8 @@ struct AnsweredExchange
  * agree on the outcome" in one collective step.
  *
  * Each rank sends its @p questions (at most one per destination rank; one to itself is
- * answered locally), answers every question that reaches it with @p answer (one value), and
+ * answered locally), answers every question that reaches it with @p answer (@p answerWidth
+ * values), and
  * once all its own questions are answered enters the agreement with the bid that @p bid makes
  * from those answers. The agreement is a dissemination reduction (the element-wise maximum,
  * ceil(log2 P) rounds of one small message) during which the rank goes on answering. When it
@@ -59,9 +61,11 @@ struct AnsweredExchange
  * @param comm the communicator (a private duplicate: the three tags must meet no other traffic)
  * @param tag the first of the three tags
  * @param questions at most one message per destination rank (taken: kept while in flight)
+ * @param answerWidth the values of one answer (1 to 1024)
  * @param answer called once per question that reaches this rank (its own included), in arrival
- * order, with the asker's rank and payload; returns the answer. It must not throw.
- * @param bid called once, with the answers to this rank's questions (in their order), before
+ * order, with the asker's rank and payload; writes the answer (zeroed before). It must not
+ * throw.
+ * @param bid called once, with the answers to this rank's questions (in their order, flat), before
  * the agreement; returns this rank's bid. It must not throw.
  * @param policy the wait policy
  * @param what a name for reports
@@ -73,7 +77,9 @@ struct AnsweredExchange
     MPI_Comm comm,
     int tag,
     std::vector<SparseMessage> questions,
-    const std::function<std::int64_t(const SparseMessage& question)>& answer,
+    std::size_t answerWidth,
+    const std::function<void(const SparseMessage& question, std::span<std::int64_t> answer)>&
+        answer,
     const std::function<AgreementBid(std::span<const std::int64_t> answers)>& bid,
     const WaitPolicy& policy,
     const std::string& what,

@@ -606,7 +606,7 @@ ExchangeContext checkAndAgree(
                 error = "Communicator::commit: the halo pattern disagrees:" + error;
             }
         }
-        mpi::raiseIfAnyFailed(env.comm(), error, where);
+        mpi::raiseIfAnyFailed(setUpComm(env.comm(), where), error, where);
     }
     const ContextBid agreed { answered.agreed[1], answered.agreed[2] };
     takeBid(env.comm(), agreed, true);

@@ -56,6 +56,16 @@ public:
     {
         questions_ = std::move(questionsGiven);
         const std::vector<SparseMessage>& questions { questions_ };
+        // every size checked before anything is posted: an Error here leaves nothing in flight
+        for (const SparseMessage& question : questions)
+        {
+            FIELDSYNC_CHECK_AT(
+                question.data.size() * sizeof(std::int64_t) < static_cast<std::size_t>(INT_MAX),
+                what + ": question of " + std::to_string(question.data.size()) +
+                    " values to rank " + std::to_string(question.rank) + " is too large",
+                where_
+            );
+        }
         if (faultHappens(&FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late asker
@@ -72,12 +82,6 @@ public:
                 asked_.push_back(question);
                 continue;
             }
-            FIELDSYNC_CHECK_AT(
-                question.data.size() * sizeof(std::int64_t) < static_cast<std::size_t>(INT_MAX),
-                what + ": question of " + std::to_string(question.data.size()) +
-                    " values to rank " + std::to_string(question.rank) + " is too large",
-                where_
-            );
             FIELDSYNC_MPI_AT(
                 MPI_Irecv(
                     &answers_[k * width_],
@@ -173,7 +177,7 @@ public:
     /**
      * @brief After a time-out error: cancels the receives still posted, so that nothing that
      * arrives later is written anywhere, and frees the sends still in flight (their buffers are
-     * this object's, which the caller then keeps: abandoned()).
+     * this object's, which answeredExchange then keeps to the end of the process).
      */
     void abandon() noexcept
     {

@@ -355,7 +355,7 @@ ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
         { answer[0] = checkRequests(question.rank, question.data); },
         [this, &mine](std::span<const std::int64_t> answers)
         {
-            // all with MPI_MAX: 1 where this rank found bad input or was told of some
+            // maxima over the ranks: 1 where a rank found bad input or was told of some
             std::uint64_t bad { error_.empty() ? 0U : 1U };
             for (const std::int64_t answer : answers)
             {

@@ -168,24 +168,24 @@ phase_cpu() {
 # The set-up model's inputs on up to 16 cores, not oversubscribed (doc/scaling.md, set-up model;
 # tools/setup-model.py --cores 16), and the back ends on the solver's pattern on 2 to 16 ranks
 phase_setup() {
-    export BIND="-bind-to core"
-    for np in 2 4 8 16; do
-        run setup 280 "$np" "$s/host/setup_bench" --rounds 11 --sizes 256,4096,32768,131072 \
-            --json "$out/setup-p$np.json"
-    done
-    unset BIND
+    setup_runs
     phase_backends
 }
 
-# The set-up alone on 2 to 16 ranks (no back ends), and the ghost-list and answered-exchange
-# set-ups' tests on rank counts that are not powers of two (the agreement's rounds)
-phase_setuponly() {
+# setup_bench on 2 to 16 ranks, bound to cores (the set-up model's inputs)
+setup_runs() {
     export BIND="-bind-to core"
     for np in 2 4 8 16; do
         run setup 280 "$np" "$s/host/setup_bench" --rounds 11 --sizes 256,4096,32768,131072 \
             --json "$out/setup-p$np.json"
     done
     unset BIND
+}
+
+# The set-up alone on 2 to 16 ranks (no back ends), and the ghost-list tests on rank counts
+# that are not powers of two (the rounds of the answered exchange's agreement)
+phase_setuponly() {
+    setup_runs
     for np in 5 12 16; do
         run tests 300 "$np" "$s/cuda/test_halo_ghost_list"
     done

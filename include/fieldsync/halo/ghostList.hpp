@@ -45,9 +45,9 @@ struct GhostOwner
  * MPI_Comm_dup), and the agreement that closes the exchange also gives the Communicator a tag
  * window of its own on that duplicate, which communicator() hands on (as PetscSF takes new tags
  * from PETSc's cached communicator). Only when it finds bad input do the ranks talk again (one
- * allreduce for the lowest rank that named it, one broadcast of its text). Only when the duplicate's tag range has no window left
- * (MPI_TAG_UB / 65536 - 1 set-ups over one communicator) does the set-up make a duplicate for
- * the Communicator with MPI_Comm_dup.
+ * allreduce for the lowest rank that named it, one broadcast of its text). Only when the
+ * duplicate's tag range has no window left (MPI_TAG_UB / 65536 - 1 set-ups over one communicator)
+ * does the set-up make a duplicate for the Communicator with MPI_Comm_dup.
  *
  * The environment's wait policy (FIELDSYNC_WAIT_TIMEOUT, FIELDSYNC_WAIT_TIMEOUT_ACTION) is read
  * once, when the list is made: its exchange and the Communicator's waits use it

@@ -589,13 +589,10 @@ ExchangeContext checkAndAgree(
         {
             theirs[answered.questions[k].rank] = recordFrom(answered.questions[k].data);
         }
-        std::size_t k { 0 };
+        std::size_t k { 0 }; // the answers follow the questions: mine's order, no self
         for (const auto& [peer, unused] : mine)
         {
-            if (peer != me)
-            {
-                theirs[peer] = recordFrom(std::span(answered.answers).subspan(4 * k, 4));
-            }
+            theirs[peer] = recordFrom(std::span(answered.answers).subspan(4 * k, 4));
             ++k;
         }
         if (idsGood)

@@ -158,20 +158,10 @@ public:
             if (complete == 0)
             {
                 const auto k = static_cast<std::size_t>(&request - answerReceives_.data());
-                ranks.append(ranks.empty() ? "" : ", ").append(std::to_string(ranksAsked_[k]));
+                ranks.append(ranks.empty() ? "" : ", ").append(std::to_string(questions_[k].rank));
             }
         }
         return "the answers of rank(s) " + ranks + "; a rank may not have entered this exchange";
-    }
-
-    /** @brief Notes the destination of each question, for describe(). */
-    void noteRanks(const std::vector<SparseMessage>& questions)
-    {
-        ranksAsked_.reserve(questions.size());
-        for (const SparseMessage& question : questions)
-        {
-            ranksAsked_.push_back(question.rank);
-        }
     }
 
     /**
@@ -364,7 +354,6 @@ private:
     std::vector<std::int64_t> scratch_;             /**< one answer, as it is made */
     std::vector<std::int64_t> answers_;             /**< the answers to the own questions */
     std::vector<MPI_Request> answerReceives_;       /**< their receives */
-    std::vector<int> ranksAsked_;                   /**< the rank of each own question */
     std::vector<MPI_Request> sends_;                /**< questions, answers, agreement rounds */
     std::vector<SparseMessage> asked_;              /**< the questions answered here */
     bool agreeing_ { false };                       /**< whether the own questions are answered */
@@ -408,7 +397,6 @@ AnsweredExchange answeredExchange(
         where
     );
     auto exchange = std::make_unique<AnsweringExchange>(comm, tag, answerWidth, answer, bid, where);
-    exchange->noteRanks(questions);
     exchange->ask(std::move(questions), what);
     // most exchanges are over after a few polls: poll first, the general wait only after
     for (int poll { 0 }; poll < 64; ++poll)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/partition/haloBuilder.hpp"
 
+#include "adjacencyScan.hpp"
 #include "idMap.hpp"
 #include "radixSort.hpp"
 
@@ -38,19 +39,6 @@ std::vector<mpi::SparseMessage> toMessages(std::map<int, std::vector<std::int64_
         out.push_back(mpi::SparseMessage { rank, std::move(data) });
     }
     return out;
-}
-
-/**
- * @brief The mix v(i) of local index @p i in the symmetry check: a multiply, an add and a shift,
- * far from linear in i. With a linear v the sums of edges missing in some patterns cancel (a
- * cell forgetting two opposite neighbours); without the add, v(0) = 0 and v(2i) = 2 v(i) for
- * one i in four, which lets two missing edges cancel on a grid. On 3-D grids of 8^3 to 48^3
- * cells no two missing edges cancel with this v (up to 16^3, no three).
- */
-std::uint64_t symmetryMix(std::uint64_t i)
-{
-    const std::uint64_t x { i * 0x9E3779B97F4A7C15ULL + 0x5851F42DULL };
-    return x ^ (x >> 29U);
 }
 
 /** @brief @p id as a sort key (ids are never negative). */
@@ -161,8 +149,7 @@ private:
     void raiseIfAnyFailed() const;
     template<typename Lookup>
     [[nodiscard]] std::uint64_t scanEntries(const Lookup& ownedIndex);
-    [[nodiscard]] std::uint64_t
-    noteGhostEntries(std::size_t i, std::size_t first, std::size_t last);
+    void noteGhostEntries(std::size_t i);
     void numberGhostEntries();
     void findAsymmetricEdge();
     void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
@@ -271,69 +258,42 @@ void HaloBuild::findFirstLayer()
 }
 
 /**
- * @brief The one pass over the adjacency: each entry is looked up once in @p ownedIndex (an
- * IdTable or the IdMap) and written, -1 for the entries not owned here; a cell with such an
- * entry goes to noteGhostEntries while its entries are in cache (no branch depends on whether an
- * entry is owned, one per cell on whether the cell is a boundary cell). Returns the symmetry sum,
- * 0 when every edge inside this rank is listed both ways: over the edges i -> j,
- * F(i, j) - F(j, i) with F(i, j) = v(i) (2j + 1) (v: symmetryMix), per cell i
- * v(i) (2 sum j + degree) - (2i + 1) sum v(j). An entry not owned counts as j = -1 here;
- * noteGhostEntries takes that out.
+ * @brief The pass over the adjacency: each entry is looked up once in @p ownedIndex (an IdTable
+ * or the IdMap) and written, -1 for the entries not owned here, in one flat loop with no branch
+ * per cell; then scanCells (src/partition/adjacencyScan.hpp) reads the local indices once more
+ * per cell: the symmetry sum of the edges inside this rank (0 when every one is listed both
+ * ways) and the boundary cells, whose ghost entries noteGhostEntries collects. Returns the sum.
+ * (Scanning in pieces of a few thousand cells while their entries are in cache was no faster
+ * at 16k or 442k cells per rank.)
  */
 template<typename Lookup>
 std::uint64_t HaloBuild::scanEntries(const Lookup& ownedIndex)
 {
-    const std::size_t nCells { owned_.nCells() };
-    const std::size_t* offsets { owned_.offsets().data() };
-    const GlobalIndex* ids { owned_.adjacency().data() };
+    const std::span<const GlobalIndex> ids { owned_.adjacency() };
     LocalIndex* local { neighbours_.data() };
-    std::uint64_t asymmetry { 0 };
-    std::size_t e { 0 };
-    for (std::size_t i { 0 }; i < nCells; ++i)
+    for (std::size_t e { 0 }; e < ids.size(); ++e)
     {
-        const std::size_t start { e };
-        const std::size_t end { offsets[i + 1] };
-        const std::uint64_t degree { end - e };
-        std::uint64_t sum { 0 };   // sum of j over the neighbours j
-        std::uint64_t mixed { 0 }; // sum of v(j)
-        LocalIndex any { 0 };      // negative when a neighbour is not owned
-        for (; e < end; ++e)
-        {
-            const LocalIndex j { ownedIndex.find(ids[e]) };
-            local[e] = j;
-            any |= j;
-            sum += static_cast<std::uint64_t>(j);
-            mixed += symmetryMix(static_cast<std::uint64_t>(j));
-        }
-        asymmetry += symmetryMix(i) * (2 * sum + degree) - (2 * i + 1) * mixed;
-        if (any < 0) [[unlikely]]
-        {
-            asymmetry += noteGhostEntries(i, start, end);
-        }
+        local[e] = ownedIndex.find(ids[e]);
+    }
+    const std::uint64_t asymmetry { scanCells(owned_.offsets(), neighbours_, boundary_) };
+    for (const LocalIndex cell : boundary_)
+    {
+        noteGhostEntries(static_cast<std::size_t>(cell));
     }
     return asymmetry;
 }
 
-/**
- * @brief Boundary cell @p i (entries @p first .. @p last): notes it and its entries not owned
- * here (-1), and returns what takes their j = -1 terms out of the symmetry sum. Not inlined:
- * scanEntries keeps its registers for the common cell.
- */
-[[gnu::noinline]] std::uint64_t
-HaloBuild::noteGhostEntries(std::size_t i, std::size_t first, std::size_t last)
+/** @brief Boundary cell @p i: notes its entries not owned here (-1). */
+void HaloBuild::noteGhostEntries(std::size_t i)
 {
-    const std::uint64_t mixedGhost { symmetryMix(~std::uint64_t { 0 }) };
-    std::uint64_t correction { 0 };
-    boundary_.push_back(static_cast<LocalIndex>(i));
-    for (std::size_t e { first }; e < last; ++e)
+    const std::size_t last { owned_.offsets()[i + 1] };
+    for (std::size_t e { owned_.offsets()[i] }; e < last; ++e)
     {
         if (neighbours_[e] < 0)
         {
             ghostEntries_.push_back({ static_cast<LocalIndex>(i), -1, e, owned_.adjacency()[e] });
-            correction += symmetryMix(i) + (2 * i + 1) * mixedGhost;
         }
     }
-    return correction;
 }
 
 /**
@@ -437,57 +397,61 @@ void HaloBuild::recordGivenOwner(LocalIndex cell, GlobalIndex b, int q, LocalInd
     }
 }
 
-/** @brief Without owners from the caller, asks an OwnerDirectory for the first layer's owners;
- * a neighbour no rank owns is an error. */
+/** @brief Without owners from the caller, asks an OwnerDirectory for the first layer's owners
+ * (a neighbour no rank owns is an error). The errors found from here on travel with the
+ * agreement that closes the exchange of the edges, so no collective step is spent on them. */
 void HaloBuild::lookUpOwners()
 {
-    if (!ownersGiven_)
+    if (ownersGiven_)
     {
-        raiseIfAnyFailed(); // the directory needs every rank's cells numbered
-        const OwnerDirectory directory(comm_, owned_.globalIds(), where_);
-        directoryEntries_ = directory.localEntries();
-        ghosts_.owner = directory.owners(ghosts_.id, where_);
-        for (const GhostEntry& entry : ghostEntries_)
+        return;
+    }
+    raiseIfAnyFailed(); // the directory needs every rank's cells numbered
+    const OwnerDirectory directory(comm_, owned_.globalIds(), where_);
+    directoryEntries_ = directory.localEntries();
+    ghosts_.owner = directory.owners(ghosts_.id, where_);
+    for (const GhostEntry& entry : ghostEntries_)
+    {
+        const auto slot = static_cast<std::size_t>(entry.slot);
+        if (ghosts_.owner[slot] < 0)
         {
-            const auto slot = static_cast<std::size_t>(entry.slot);
-            if (ghosts_.owner[slot] < 0)
-            {
-                fail(
-                    "HaloBuilder: " +
-                    cellText(owned_.globalId(static_cast<std::size_t>(entry.cell))) +
-                    " has neighbour " + std::to_string(ghosts_.id[slot]) + " that no rank owns" +
-                    onRank_
-                );
-            }
+            fail(
+                "HaloBuilder: " + cellText(owned_.globalId(static_cast<std::size_t>(entry.cell))) +
+                " has neighbour " + std::to_string(ghosts_.id[slot]) + " that no rank owns" +
+                onRank_
+            );
         }
     }
-    raiseIfAnyFailed();
 }
 
 /** @brief Sends each owner the pairs (ghost, my cell that needs it); as an owner, checks what
- * arrives and records who needs which of its cells. */
+ * arrives and records who needs which of its cells. A rank that has found bad input already
+ * (its owners may be out of range) sends nothing, answers, and says so in the agreement. */
 void HaloBuild::exchangeFirstLayerEdges()
 {
     // owner -> (ghost, my cell) pairs; each ghost slot knows its owner's message
     std::map<int, std::vector<std::int64_t>> edges;
-    std::vector<std::vector<std::int64_t>*> messageOf(ghosts_.id.size());
-    int lastOwner { -1 };
-    std::vector<std::int64_t>* lastMessage { nullptr };
-    for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
+    if (error_.empty())
     {
-        if (ghosts_.owner[slot] != lastOwner)
+        std::vector<std::vector<std::int64_t>*> messageOf(ghosts_.id.size());
+        int lastOwner { -1 };
+        std::vector<std::int64_t>* lastMessage { nullptr };
+        for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
         {
-            lastOwner = ghosts_.owner[slot];
-            lastMessage = &edges[lastOwner];
+            if (ghosts_.owner[slot] != lastOwner)
+            {
+                lastOwner = ghosts_.owner[slot];
+                lastMessage = &edges[lastOwner];
+            }
+            messageOf[slot] = lastMessage;
         }
-        messageOf[slot] = lastMessage;
-    }
-    for (const GhostEntry& entry : ghostEntries_)
-    {
-        const auto slot = static_cast<std::size_t>(entry.slot);
-        auto& message = *messageOf[slot];
-        message.push_back(ghosts_.id[slot]);
-        message.push_back(owned_.globalId(static_cast<std::size_t>(entry.cell)));
+        for (const GhostEntry& entry : ghostEntries_)
+        {
+            const auto slot = static_cast<std::size_t>(entry.slot);
+            auto& message = *messageOf[slot];
+            message.push_back(ghosts_.id[slot]);
+            message.push_back(owned_.globalId(static_cast<std::size_t>(entry.cell)));
+        }
     }
     // each owner checks the edges as they arrive and answers how many were bad; the agreement
     // that closes the exchange says whether any rank found bad input (then the ranks name it)

@@ -14,12 +14,24 @@ IdMap::IdMap(std::span<const GlobalIndex> ids, std::int64_t& firstRepeat)
     {
         return;
     }
-    GlobalIndex low { ids[0] };
-    GlobalIndex high { ids[0] };
-    for (const GlobalIndex id : ids)
+    // strictly ascending ids (the common input) need no search for the extremes and cannot
+    // repeat: the sign bit of every difference ids[i - 1] - ids[i] (a loop the compiler
+    // vectorises)
+    std::uint64_t descents { ~std::uint64_t { 0 } };
+    for (std::size_t i { 1 }; i < ids.size(); ++i)
     {
-        low = std::min(low, id);
-        high = std::max(high, id);
+        descents &= static_cast<std::uint64_t>(ids[i - 1]) - static_cast<std::uint64_t>(ids[i]);
+    }
+    const bool ascending { ids[0] >= 0 && (ids.size() == 1 || (descents >> 63U) != 0) };
+    GlobalIndex low { ids[0] };
+    GlobalIndex high { ids.back() };
+    if (!ascending)
+    {
+        for (const GlobalIndex id : ids)
+        {
+            low = std::min(low, id);
+            high = std::max(high, id);
+        }
     }
     const auto range = static_cast<std::uint64_t>(high - low) + 1;
     if (range <= 4 * static_cast<std::uint64_t>(ids.size()) + 1024)
@@ -27,6 +39,16 @@ IdMap::IdMap(std::span<const GlobalIndex> ids, std::int64_t& firstRepeat)
         dense_ = true;
         lowest_ = low;
         table_.assign(static_cast<std::size_t>(range), -1);
+        if (ascending)
+        {
+            LocalIndex* table { table_.data() };
+            for (std::size_t i { 0 }; i < ids.size(); ++i)
+            {
+                table[ids[i] - lowest_] = static_cast<LocalIndex>(i);
+            }
+            size_ = ids.size();
+            return;
+        }
         std::size_t repeats { 0 };
         for (std::size_t i { 0 }; i < ids.size(); ++i)
         {

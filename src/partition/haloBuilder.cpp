@@ -258,29 +258,22 @@ void HaloBuild::findFirstLayer()
 }
 
 /**
- * @brief The pass over the adjacency: each entry is looked up once in @p ownedIndex (an IdTable
- * or the IdMap) and written, -1 for the entries not owned here, in one flat loop with no branch
- * per cell; then scanCells (src/partition/adjacencyScan.hpp) reads the local indices once more
- * per cell: the symmetry sum of the edges inside this rank (0 when every one is listed both
- * ways) and the boundary cells, whose ghost entries noteGhostEntries collects. Returns the sum.
- * (Scanning in pieces of a few thousand cells while their entries are in cache was no faster
- * at 16k or 442k cells per rank.)
+ * @brief The pass over the adjacency (lookUpAndScan, src/partition/adjacencyScan.hpp): each
+ * entry is looked up once in @p ownedIndex (an IdTable or the IdMap) and written, -1 for the
+ * entries not owned here; the boundary cells' ghost entries go to noteGhostEntries. Returns the
+ * symmetry sum of the edges inside this rank (0 when every one is listed both ways).
  */
 template<typename Lookup>
 std::uint64_t HaloBuild::scanEntries(const Lookup& ownedIndex)
 {
-    const std::span<const GlobalIndex> ids { owned_.adjacency() };
-    LocalIndex* local { neighbours_.data() };
-    for (std::size_t e { 0 }; e < ids.size(); ++e)
-    {
-        local[e] = ownedIndex.find(ids[e]);
-    }
-    const std::uint64_t asymmetry { scanCells(owned_.offsets(), neighbours_, boundary_) };
-    for (const LocalIndex cell : boundary_)
-    {
-        noteGhostEntries(static_cast<std::size_t>(cell));
-    }
-    return asymmetry;
+    return lookUpAndScan(
+        ownedIndex,
+        owned_.offsets(),
+        owned_.adjacency(),
+        neighbours_,
+        boundary_,
+        [this](std::size_t cell) { noteGhostEntries(cell); }
+    );
 }
 
 /** @brief Boundary cell @p i: notes its entries not owned here (-1). */

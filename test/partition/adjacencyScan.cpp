@@ -12,6 +12,7 @@
 #include "testGraphs.hpp"
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -136,13 +137,34 @@ TEST_CASE("adjacencyScan: every single missing edge makes the sum non-zero")
 
 namespace
 {
+/** @brief The vector kernel's term and sum. */
+const auto vectorTerm = [](std::uint32_t i, std::uint32_t j)
+{
+    return edgeTerm(i, j);
+};
+const auto vectorAdd = [](std::uint64_t a, std::uint64_t b)
+{
+    return addTerms(a, b);
+};
+/** @brief The single pass's term and sum (modulo 2^64). */
+const auto passTerm = [](std::uint32_t i, std::uint32_t j)
+{
+    return singlePassTerm(i, j);
+};
+const auto passAdd = [](std::uint64_t a, std::uint64_t b)
+{
+    return a + b;
+};
+
 /**
- * @brief Requires that no two missing edges of @p g cancel: the term of one would be minus the
+ * @brief Requires that no two missing edges of @p g cancel in the sum of @p termOf (added by
+ * @p add): the term of one would be minus the
  * other's, that is equal to the other's reverse term, so no two directed edges other than an
  * edge and its reverse (the same edge) may have equal terms; and that no term is zero and each
  * edge's reverse term is its negative.
  */
-void requireNoTwoCancel(const CellGraph& g)
+template<typename Term, typename Add>
+void requireNoTwoCancel(const CellGraph& g, const Term& termOf, const Add& add)
 {
     std::vector<std::uint64_t> terms;
     std::size_t zero { 0 };
@@ -153,9 +175,9 @@ void requireNoTwoCancel(const CellGraph& g)
         {
             const auto a = static_cast<std::uint32_t>(i);
             const auto b = static_cast<std::uint32_t>(n);
-            const std::uint64_t term { edgeTerm(a, b) };
+            const std::uint64_t term { termOf(a, b) };
             zero += term == 0 ? 1 : 0;
-            notAntisymmetric += addTerms(term, edgeTerm(b, a)) != 0 ? 1 : 0;
+            notAntisymmetric += add(term, termOf(b, a)) != 0 ? 1 : 0;
             terms.push_back(term);
         }
     }
@@ -172,9 +194,11 @@ TEST_CASE("adjacencyScan: no two missing edges cancel on 3-D grids up to 32^3 an
 {
     for (const int n : { 4, 8, 16, 32 })
     {
-        requireNoTwoCancel(test::grid(n, n, n));
+        requireNoTwoCancel(test::grid(n, n, n), vectorTerm, vectorAdd);
+        requireNoTwoCancel(test::grid(n, n, n), passTerm, passAdd);
     }
-    requireNoTwoCancel(test::grid(200, 150));
+    requireNoTwoCancel(test::grid(200, 150), vectorTerm, vectorAdd);
+    requireNoTwoCancel(test::grid(200, 150), passTerm, passAdd);
 }
 
 // the larger grids of doc/partitioning.md's claim (a few seconds): run with "[.exhaustive]"
@@ -182,7 +206,130 @@ TEST_CASE("adjacencyScan: no two missing edges cancel on the large grids", "[.ex
 {
     for (const int n : { 48, 64, 96 })
     {
-        requireNoTwoCancel(test::grid(n, n, n));
+        requireNoTwoCancel(test::grid(n, n, n), vectorTerm, vectorAdd);
     }
-    requireNoTwoCancel(test::grid(696, 696));
+    requireNoTwoCancel(test::grid(48, 48, 48), passTerm, passAdd);
+    requireNoTwoCancel(test::grid(696, 696), vectorTerm, vectorAdd);
+}
+
+namespace
+{
+/** @brief A rank's piece of a graph: its cells (ascending ids), their rows of global ids, and
+ * the local index of each owned id. */
+struct Piece
+{
+    std::vector<std::size_t> offsets { 0 };    /**< CSR offsets */
+    std::vector<GlobalIndex> ids;              /**< neighbours' global ids */
+    std::map<GlobalIndex, LocalIndex> localOf; /**< owned id -> local index */
+
+    /** @brief The lookUpAndScan look-up: the local index, or -1 when not owned. */
+    [[nodiscard]] LocalIndex find(GlobalIndex id) const
+    {
+        const auto it = localOf.find(id);
+        return it == localOf.end() ? LocalIndex { -1 } : it->second;
+    }
+};
+
+/** @brief The cells of @p g that @p owns picks, as a Piece. */
+template<typename Owns>
+Piece pieceOf(const CellGraph& g, const Owns& owns)
+{
+    Piece piece;
+    for (std::size_t i { 0 }; i < g.nCells(); ++i)
+    {
+        if (owns(static_cast<GlobalIndex>(i)))
+        {
+            piece.localOf[static_cast<GlobalIndex>(i)] =
+                static_cast<LocalIndex>(piece.localOf.size());
+            for (const GlobalIndex n : g.neighbours(i))
+            {
+                piece.ids.push_back(n);
+            }
+            piece.offsets.push_back(piece.ids.size());
+        }
+    }
+    return piece;
+}
+
+/** @brief lookUpAndScan of @p piece with @p kernel: requires the local indices and boundary cells
+ * of a plain loop over the map, one onBoundary call per boundary cell; returns the sum. */
+std::uint64_t requireLookUp(const Piece& piece, ScanKernel kernel)
+{
+    std::vector<LocalIndex> local(piece.ids.size(), 7);
+    std::vector<LocalIndex> boundary;
+    std::vector<LocalIndex> called;
+    const std::uint64_t sum { lookUpAndScan(
+        piece,
+        piece.offsets,
+        piece.ids,
+        local,
+        boundary,
+        [&](std::size_t cell) { called.push_back(static_cast<LocalIndex>(cell)); },
+        kernel
+    ) };
+    std::vector<LocalIndex> expectedLocal;
+    std::vector<LocalIndex> expectedBoundary;
+    for (std::size_t i { 0 }; i + 1 < piece.offsets.size(); ++i)
+    {
+        bool ghost { false };
+        for (std::size_t e { piece.offsets[i] }; e < piece.offsets[i + 1]; ++e)
+        {
+            const auto it = piece.localOf.find(piece.ids[e]);
+            expectedLocal.push_back(it == piece.localOf.end() ? -1 : it->second);
+            ghost = ghost || it == piece.localOf.end();
+        }
+        if (ghost)
+        {
+            expectedBoundary.push_back(static_cast<LocalIndex>(i));
+        }
+    }
+    REQUIRE(local == expectedLocal);
+    REQUIRE(boundary == expectedBoundary);
+    REQUIRE(called == expectedBoundary);
+    return sum;
+}
+} // namespace
+
+TEST_CASE("adjacencyScan: lookUpAndScan, both kernels, on pieces of grids; a missing edge found")
+{
+    const CellGraph g { test::grid(7, 6, 5) };
+    const auto lowHalf = [](GlobalIndex id)
+    {
+        return id < 105;
+    };
+    const auto scattered = [](GlobalIndex id)
+    {
+        return id % 3 != 1;
+    };
+    const auto all = [](GlobalIndex)
+    {
+        return true;
+    };
+    for (const ScanKernel kernel : kernels)
+    {
+        REQUIRE(requireLookUp(pieceOf(g, lowHalf), kernel) == 0);
+        REQUIRE(requireLookUp(pieceOf(g, scattered), kernel) == 0);
+        REQUIRE(requireLookUp(pieceOf(g, all), kernel) == 0);
+        REQUIRE(requireLookUp(pieceOf(test::randomGraph(150, 700, 5), scattered), kernel) == 0);
+        // each owned cell in turn forgets its first owned neighbour, which still lists it
+        const Piece full { pieceOf(g, scattered) };
+        for (std::size_t i { 0 }; i + 1 < full.offsets.size(); ++i)
+        {
+            for (std::size_t e { full.offsets[i] }; e < full.offsets[i + 1]; ++e)
+            {
+                if (full.find(full.ids[e]) < 0)
+                {
+                    continue;
+                }
+                Piece cut { full };
+                cut.ids.erase(cut.ids.begin() + static_cast<std::ptrdiff_t>(e));
+                for (std::size_t k { i + 1 }; k < cut.offsets.size(); ++k)
+                {
+                    --cut.offsets[k];
+                }
+                REQUIRE(requireLookUp(cut, kernel) != 0);
+                break;
+            }
+        }
+    }
 }

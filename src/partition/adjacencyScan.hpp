@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <vector>
 
@@ -71,6 +72,49 @@ enum class ScanKernel
 [[nodiscard]] bool vectorScanAvailable() noexcept;
 
 /**
+ * @brief A forward iterator over ids that yields each one's look-up in a Lookup (its find()):
+ * a vector constructed from a range of them is filled in one pass, without being zeroed first.
+ */
+template<typename Lookup>
+class LookUpIterator
+{
+public:
+    using iterator_category = std::forward_iterator_tag; /**< a forward iterator */
+    using value_type = LocalIndex;                       /**< what it yields */
+    using difference_type = std::ptrdiff_t;              /**< distance between two */
+    using pointer = void;                                /**< yields values only */
+    using reference = LocalIndex;                        /**< yields values only */
+
+    /** @brief An iterator at @p id, looking up in @p lookup. */
+    LookUpIterator(const GlobalIndex* id, const Lookup& lookup) : id_(id), lookup_(&lookup) {}
+
+    /** @brief The look-up of the current id. */
+    LocalIndex operator*() const { return lookup_->find(*id_); }
+
+    /** @brief The next id. */
+    LookUpIterator& operator++()
+    {
+        ++id_;
+        return *this;
+    }
+
+    /** @brief The next id (post-increment). */
+    LookUpIterator operator++(int)
+    {
+        LookUpIterator before { *this };
+        ++id_;
+        return before;
+    }
+
+    /** @brief Whether both are at the same id. */
+    bool operator==(const LookUpIterator& other) const { return id_ == other.id_; }
+
+private:
+    const GlobalIndex* id_; /**< the current id */
+    const Lookup* lookup_;  /**< where ids are looked up */
+};
+
+/**
  * @brief The single pass's boundary cell @p i (entries @p row): notes it, calls @p onBoundary
  * and returns what takes its entries not owned here (counted as j = -1) out of the sum. Not
  * inlined: the pass keeps its registers for the common cell.
@@ -99,20 +143,21 @@ template<typename OnBoundary>
 
 /**
  * @brief HaloBuilder's pass over a local adjacency in CSR form (@p offsets, size cells + 1;
- * @p ids, the neighbours' global ids): writes each entry's local index, @p ownedIndex.find(id)
- * (negative when not owned here), to @p local; appends to @p boundary, ascending, the cells with
- * such an entry and calls @p onBoundary(cell) for each, while its entries may still be in cache;
- * returns a sum that is zero when every edge between owned cells is listed both ways (non-zero:
- * search the edges). With the vector kernel (Best on a CPU that has it): a flat loop of look-ups,
- * then scanCells, the sum of edgeTerm. Otherwise one loop over the cells that looks the entries
- * up and sums singlePassTerm, the faster form in plain code.
+ * @p ids, the neighbours' global ids): makes @p local each entry's local index,
+ * @p ownedIndex.find(id) (negative when not owned here); appends to @p boundary, ascending, the
+ * cells with such an entry and calls @p onBoundary(cell) for each, while its entries may still be
+ * in cache; returns a sum that is zero when every edge between owned cells is listed both ways
+ * (non-zero: search the edges). With the vector kernel (Best on a CPU that has it): @p local
+ * constructed from the look-ups (a flat loop, no zeroing), then scanCells, the sum of edgeTerm.
+ * Otherwise one loop over the cells that looks the entries up and sums singlePassTerm, the faster
+ * form in plain code.
  */
 template<typename Lookup, typename OnBoundary>
 [[nodiscard]] std::uint64_t lookUpAndScan(
     const Lookup& ownedIndex,
     std::span<const std::size_t> offsets,
     std::span<const GlobalIndex> ids,
-    std::span<LocalIndex> local,
+    std::vector<LocalIndex>& local,
     std::vector<LocalIndex>& boundary,
     const OnBoundary& onBoundary,
     ScanKernel kernel = ScanKernel::Best
@@ -120,10 +165,10 @@ template<typename Lookup, typename OnBoundary>
 {
     if (kernel == ScanKernel::Best && vectorScanAvailable())
     {
-        for (std::size_t e { 0 }; e < ids.size(); ++e)
-        {
-            local[e] = ownedIndex.find(ids[e]);
-        }
+        local = std::vector<LocalIndex>(
+            LookUpIterator<Lookup>(ids.data(), ownedIndex),
+            LookUpIterator<Lookup>(ids.data() + ids.size(), ownedIndex)
+        );
         const std::size_t noted { boundary.size() };
         const std::uint64_t sum { scanCells(offsets, local, boundary, ScanKernel::Best) };
         for (std::size_t b { noted }; b < boundary.size(); ++b)
@@ -136,6 +181,7 @@ template<typename Lookup, typename OnBoundary>
     // v(i) (2 sum j + degree) - (2i + 1) sum v(j); an entry not owned counts as j = -1 here and
     // its term is taken out when its cell is a boundary cell
     const std::size_t nCells { offsets.empty() ? 0 : offsets.size() - 1 };
+    local.resize(ids.size());
     std::uint64_t asymmetry { 0 };
     std::size_t e { 0 };
     for (std::size_t i { 0 }; i < nCells; ++i)
@@ -157,7 +203,12 @@ template<typename Lookup, typename OnBoundary>
         asymmetry += symmetryMix(i) * (2 * sum + degree) - (2 * i + 1) * mixed;
         if (any < 0) [[unlikely]]
         {
-            asymmetry += boundaryCell(i, local.subspan(start, end - start), boundary, onBoundary);
+            asymmetry += boundaryCell(
+                i,
+                std::span<const LocalIndex>(local).subspan(start, end - start),
+                boundary,
+                onBoundary
+            );
         }
     }
     return asymmetry;

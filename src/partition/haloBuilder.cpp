@@ -247,7 +247,6 @@ void HaloBuild::findFirstLayer()
     {
         return;
     }
-    neighbours_.resize(owned_.adjacency().size());
     const std::uint64_t asymmetry { ownedLocal_.isTable() ? scanEntries(ownedLocal_.table())
                                                           : scanEntries(ownedLocal_) };
     numberGhostEntries();

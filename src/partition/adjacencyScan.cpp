@@ -147,11 +147,11 @@ struct Avx2Scan
     std::vector<LocalIndex>& boundary; /**< the boundary cells found */
     __m256i sumA;                      /**< the first halves of the terms, per lane */
     __m256i sumB;                      /**< the second halves */
-    std::uint64_t longCells;           /**< the terms of cells of more than eight entries */
-    std::size_t block;                 /**< the first cell of the block */
-    __m256i cells;                     /**< the block's cells */
-    __m256i cellA;                     /**< the first mix of each */
-    __m256i cellB;                     /**< the second mix of each */
+    std::uint64_t longCells { 0 };     /**< the terms of cells of more than eight entries */
+    std::size_t block { 0 };           /**< the first cell of the block */
+    __m256i cells {};                  /**< the block's cells */
+    __m256i cellA {};                  /**< the first mix of each */
+    __m256i cellB {};                  /**< the second mix of each */
 };
 
 /**
@@ -215,22 +215,24 @@ scanBlock(Avx2Scan& scan, std::integer_sequence<int, K...> /*lanes*/)
 }
 
 /**
- * @brief The AVX2 kernel over cells @p first .. @p last (a multiple of eight apart), whose
+ * @brief The AVX2 kernel over cells 0 .. @p last - 1 (@p last a multiple of eight), whose
  * eight-entry windows from their first entry lie inside @p local, in blocks of eight cells whose
  * mixes are computed together.
  */
 __attribute__((target("avx2"))) std::uint64_t scanAvx2(
     const std::size_t* offsets,
     const LocalIndex* local,
-    std::size_t first,
     std::size_t last,
     std::vector<LocalIndex>& boundary
 )
 {
     const __m256i lane { _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7) };
-    Avx2Scan scan { offsets, local, boundary, _mm256_setzero_si256(), _mm256_setzero_si256(), 0, 0,
-                    lane,    lane,  lane };
-    for (std::size_t block { first }; block < last; block += vectorWidth)
+    Avx2Scan scan { .offsets = offsets,
+                    .local = local,
+                    .boundary = boundary,
+                    .sumA = _mm256_setzero_si256(),
+                    .sumB = _mm256_setzero_si256() };
+    for (std::size_t block { 0 }; block < last; block += vectorWidth)
     {
         scan.block = block;
         scan.cells = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(block)), lane);
@@ -289,7 +291,7 @@ std::uint64_t scanCells(
             --portableFrom;
         }
         portableFrom -= portableFrom % vectorWidth;
-        sum = scanAvx2(offsets.data(), local.data(), 0, portableFrom, boundary);
+        sum = scanAvx2(offsets.data(), local.data(), portableFrom, boundary);
     }
 #else
     static_cast<void>(kernel);

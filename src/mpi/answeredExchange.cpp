@@ -116,6 +116,10 @@ public:
      */
     bool step()
     {
+        if (agreeing_ && faultHappens(&FaultSettings::delay))
+        {
+            faultDelay(); // fault injection: a late poll while the agreement is under way
+        }
         while (answerArrived())
         {
         }

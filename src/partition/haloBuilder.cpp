@@ -21,7 +21,10 @@ namespace fieldsync::partition
 
 namespace
 {
-constexpr int edgeTag { 7101 };          // and 7102, 7103: the answers and the agreement
+// the first of the edges' three tags (questions, answers, agreement) in each of the two turns
+// that consecutive builds alternate (mpi::answeredExchange lets a rank leave while another
+// still listens for questions): 7101..7103 and 7104..7106
+constexpr int edgeTag { 7101 };
 constexpr int adjacencyTagBase { 7200 }; // + layer
 constexpr int layerTagBase { 7300 };     // + layer
 
@@ -129,11 +132,13 @@ public:
         std::span<const int> neighbourOwners,
         bool ownersGiven,
         const mpi::MPIEnvironment& privateEnv,
+        int turn,
         const std::source_location& where
     )
         : owned_(owned), neighbourOwners_(neighbourOwners), ownersGiven_(ownersGiven),
           comm_(privateEnv.comm()), self_(privateEnv.rank()), nRanks_(privateEnv.sizeRank()),
-          where_(where), onRank_(" (rank " + std::to_string(self_) + ")")
+          edgeTag_(edgeTag + 3 * turn), where_(where),
+          onRank_(" (rank " + std::to_string(self_) + ")")
     {
     }
 
@@ -180,6 +185,7 @@ private:
     MPI_Comm comm_;                        /**< the builder's private communicator */
     int self_;                             /**< this rank */
     int nRanks_;                           /**< ranks of comm_ */
+    int edgeTag_;                          /**< this build's first tag of the edges */
     std::source_location where_;           /**< the caller's call site */
     std::string onRank_;                   /**< " (rank r)" for messages */
     std::string error_;                    /**< the first bad input found on this rank */
@@ -449,7 +455,7 @@ void HaloBuild::exchangeFirstLayerEdges()
     // that closes the exchange says whether any rank found bad input (then the ranks name it)
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
-        edgeTag,
+        edgeTag_,
         toMessages(edges),
         1,
         [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
@@ -816,7 +822,8 @@ std::vector<LocalIndex> HaloBuild::interiorCells() const
 } // namespace
 
 HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_location where)
-    : env_(env), private_(env.duplicate(mpi::SetUpCall::HaloBuilder, where)), depth_(depth)
+    : env_(env), private_(env.duplicate(mpi::SetUpCall::HaloBuilder, where)), depth_(depth),
+      builds_(std::make_shared<std::uint64_t>(0))
 {
     FIELDSYNC_CHECK_AT(
         depth_ >= 1, "HaloBuilder: halo depth must be >= 1, got " + std::to_string(depth_), where
@@ -842,7 +849,8 @@ HaloLayout HaloBuilder::buildImpl(
     const std::source_location& where
 ) const
 {
-    HaloBuild build(owned, neighbourOwners, ownersGiven, private_, where);
+    const int turn { static_cast<int>((*builds_)++ & 1U) };
+    HaloBuild build(owned, neighbourOwners, ownersGiven, private_, turn, where);
     build.numberOwnedCells();
     build.findFirstLayer();
     build.lookUpOwners();

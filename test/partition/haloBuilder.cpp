@@ -224,6 +224,70 @@ TEST_CASE("HaloBuilder: halo, numbering and maps on several shapes, partitions a
     }
 }
 
+TEST_CASE("HaloBuilder: consecutive builds on one builder, each with its own halo")
+{
+    // A rank leaves a build's exchange of edges while another may still listen for questions;
+    // the next build's questions must never be taken by the build before (with owners given no
+    // collective separates two builds; fault injection adds late polls, doc/reliability.md).
+    // Each build's send map is checked against the one computed from the whole graph.
+    const mpi::MPIEnvironment env;
+    const int rank { env.rank() };
+    const int nRanks { env.sizeRank() };
+    const CellGraph g { test::grid(12, 10) };
+    const std::vector<int> partitions[2] { blocks(g.nCells(), nRanks), cyclic(g.nCells(), nRanks) };
+    CellGraph pieces[2];
+    std::vector<int> owners[2];
+    std::map<int, std::vector<GlobalIndex>> expectedSends[2];
+    for (int p { 0 }; p < 2; ++p)
+    {
+        const std::vector<int>& parts { partitions[p] };
+        pieces[p] = ownedPiece(g, parts, rank);
+        for (const GlobalIndex n : pieces[p].adjacency())
+        {
+            owners[p].push_back(parts[static_cast<std::size_t>(n)]);
+        }
+        // each other rank needs the owned cells next to its own, ascending
+        for (std::size_t c { 0 }; c < g.nCells(); ++c)
+        {
+            for (const GlobalIndex n : g.neighbours(c))
+            {
+                const int q { parts[static_cast<std::size_t>(n)] };
+                if (parts[c] == rank && q != rank)
+                {
+                    auto& cells = expectedSends[p][q];
+                    if (cells.empty() || cells.back() != static_cast<GlobalIndex>(c))
+                    {
+                        cells.push_back(static_cast<GlobalIndex>(c));
+                    }
+                }
+            }
+        }
+    }
+    const HaloBuilder builder(env);
+    int wrong { 0 };
+    for (int round { 0 }; round < 300; ++round)
+    {
+        const int p { round % 2 };
+        const HaloLayout layout { builder.build(pieces[p], owners[p]) };
+        const auto& send = layout.sendMap();
+        bool same { send.neighbourCount() == expectedSends[p].size() };
+        std::size_t k { 0 };
+        for (auto it = expectedSends[p].begin(); same && it != expectedSends[p].end(); ++it, ++k)
+        {
+            same = send.neighbours()[k] == it->first &&
+                   send.offsets()[k + 1] - send.offsets()[k] == it->second.size();
+            for (std::size_t e { 0 }; same && e < it->second.size(); ++e)
+            {
+                const LocalIndex local { send.indices()[send.offsets()[k] + e] };
+                same = layout.globalIds()[static_cast<std::size_t>(local)] == it->second[e];
+            }
+        }
+        wrong += same ? 0 : 1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_INT, MPI_SUM, env.comm());
+    REQUIRE(wrong == 0);
+}
+
 TEST_CASE("HaloBuilder: partitionAndScatter gives every cell to exactly one rank")
 {
     const mpi::MPIEnvironment env;

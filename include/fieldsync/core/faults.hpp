@@ -20,7 +20,8 @@ struct FaultSettings
 {
     bool on { false };        /**< any fault injection at all */
     std::uint64_t seed { 0 }; /**< the seed */
-    double delay { 0.1 };     /**< a random delay (up to 200 us) before posting sends */
+    double delay { 0.1 };     /**< a random delay (up to 200 us) before posting sends, and
+                                   before a poll of an answered exchange in its agreement */
     double early { 0.3 };     /**< a test returns "not yet" without asking MPI */
     double staging { 0.2 };   /**< an exchange or collective is staged through the host */
     double order { 0.5 };     /**< a duplex buffer tests its receives before its sends */

@@ -5,6 +5,8 @@
 #include "fieldsync/partition/cellGraph.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
 
+#include <cstdint>
+#include <memory>
 #include <source_location>
 #include <span>
 
@@ -28,7 +30,10 @@ namespace fieldsync::partition
  * others name that rank): a neighbour id no rank owns, a cell two ranks own, an asymmetric
  * graph (a lists b but b does not list a), an owner out of range, a cell listed twice.
  *
- * Collective over the environment's communicator; messages travel on a private duplicate.
+ * Collective over the environment's communicator; messages travel on a private duplicate,
+ * which copies of the builder share. Consecutive builds over it alternate two sets of tags, so a
+ * rank that starts the next build while another still listens in the last one is never heard
+ * there.
  */
 class HaloBuilder
 {
@@ -72,6 +77,9 @@ private:
     mpi::MPIEnvironment env_;     /**< the user's ranks (maps are for its size) */
     mpi::MPIEnvironment private_; /**< duplicate for the builder's messages */
     int depth_;                   /**< halo layers */
+    /** builds over private_ so far, shared by the copies that share it (every rank counts the
+     * same: each build is collective) */
+    std::shared_ptr<std::uint64_t> builds_;
 };
 
 } // namespace fieldsync::partition

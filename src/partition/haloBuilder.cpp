@@ -25,6 +25,8 @@ namespace
 // that consecutive builds alternate (mpi::answeredExchange lets a rank leave while another
 // still listens for questions): 7101..7103 and 7104..7106
 constexpr int edgeTag { 7101 };
+// the three tags of the exchange of edges that names a bad edge once the summaries disagree
+constexpr int namingTag { 7107 };
 constexpr int adjacencyTagBase { 7200 }; // + layer
 constexpr int layerTagBase { 7300 };     // + layer
 
@@ -32,6 +34,59 @@ std::string cellText(GlobalIndex id)
 {
     return "cell " + std::to_string(id);
 }
+
+/** @brief "once", "twice" or "n times". */
+std::string timesText(std::size_t n)
+{
+    return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
+}
+
+/** @brief A bijection of the 64-bit integers that spreads every input bit over the output (the
+ * finaliser of splitmix64). */
+constexpr std::uint64_t mix64(std::uint64_t z) noexcept
+{
+    z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31U);
+}
+
+/**
+ * @brief What one rank sees of its edges to the cells of one other rank: their number and two
+ * sums of independent 64-bit hashes of the unordered pairs {my cell, its cell}. The two ranks
+ * compute the same summary exactly when they list the same edges between them, each as many
+ * times (up to a collision of both sums, about 2^-128 for a difference that is not made to
+ * collide).
+ */
+struct EdgeSummary
+{
+    std::int64_t count { 0 };   /**< edges */
+    std::uint64_t first { 0 };  /**< sum of the first hash */
+    std::uint64_t second { 0 }; /**< sum of the second hash */
+
+    /** @brief Adds the edge between cells @p a and @p b (of different ranks). */
+    void add(GlobalIndex a, GlobalIndex b) noexcept
+    {
+        const auto low = static_cast<std::uint64_t>(std::min(a, b));
+        const auto high = static_cast<std::uint64_t>(std::max(a, b));
+        ++count;
+        first += mix64(low * 0x9E3779B97F4A7C15ULL + high);
+        second += mix64(high * 0xC2B2AE3D27D4EB4FULL + low + 0x165667B19E3779F9ULL);
+    }
+
+    /** @brief The summary as a message. */
+    [[nodiscard]] std::vector<std::int64_t> message() const
+    {
+        return { count, static_cast<std::int64_t>(first), static_cast<std::int64_t>(second) };
+    }
+
+    /** @brief Whether @p message (another rank's summary) is this one. */
+    [[nodiscard]] bool same(std::span<const std::int64_t> message) const noexcept
+    {
+        return message.size() == 3 && message[0] == count &&
+               static_cast<std::uint64_t>(message[1]) == first &&
+               static_cast<std::uint64_t>(message[2]) == second;
+    }
+};
 
 std::vector<mpi::SparseMessage> toMessages(std::map<int, std::vector<std::int64_t>>& grouped)
 {
@@ -157,8 +212,10 @@ private:
     void noteGhostEntries(std::size_t i);
     void numberGhostEntries();
     void findAsymmetricEdge();
-    void checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB);
+    void checkLocalEdge(std::size_t i, std::size_t k, LocalIndex localB);
     void recordGivenOwner(LocalIndex cell, GlobalIndex b, int q, LocalIndex slot);
+    void summariseEdges();
+    void nameAsymmetricEdge();
     [[nodiscard]] std::int64_t checkEdgeRequests(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
@@ -197,8 +254,9 @@ private:
     std::vector<LocalIndex> boundary_;     /**< owned cells with a ghost neighbour, ascending */
     std::map<int, std::vector<GlobalIndex>> sendCells_;   /**< requester -> my cells it needs */
     std::map<int, std::vector<GlobalIndex>> newRequests_; /**< requester -> cells of last layer */
-    std::vector<GlobalIndex> lastLayer_;                  /**< ghosts of the last layer */
-    std::size_t directoryEntries_ { 0 };                  /**< owner-directory entries here */
+    std::map<int, EdgeSummary> summaries_; /**< owner of first-layer ghosts -> edges to it */
+    std::vector<GlobalIndex> lastLayer_;   /**< ghosts of the last layer */
+    std::size_t directoryEntries_ { 0 };   /**< owner-directory entries here */
 };
 
 void HaloBuild::fail(std::string message)
@@ -335,33 +393,59 @@ void HaloBuild::numberGhostEntries()
     }
 }
 
-/** @brief Searches every local edge for its reverse; the first missing one is the error. */
+/** @brief Searches every local edge for its reverse, listed as many times; the first edge that
+ * is not is the error. Runs only when the symmetry sum says there is one. */
 void HaloBuild::findAsymmetricEdge()
 {
     for (std::size_t i { 0 }; i < owned_.nCells() && error_.empty(); ++i)
     {
         const LocalIndex* code { neighbours_.data() + owned_.offsets()[i] };
-        const auto nbrs = owned_.neighbours(i);
-        for (std::size_t k { 0 }; k < nbrs.size(); ++k)
+        const std::size_t degree { owned_.neighbours(i).size() };
+        for (std::size_t k { 0 }; k < degree && error_.empty(); ++k)
         {
             if (code[k] >= 0)
             {
-                checkLocalEdge(owned_.globalId(i), nbrs[k], code[k]);
+                checkLocalEdge(i, k, code[k]);
             }
         }
     }
+    if (error_.empty())
+    {
+        fail(
+            "HaloBuilder: internal error: the symmetry sum of the edges inside this rank is not "
+            "zero, but every edge is listed both ways" +
+            onRank_
+        );
+    }
 }
 
-/** @brief Owned cell @p a lists owned cell @p b (local index @p localB): b must list a. */
-void HaloBuild::checkLocalEdge(GlobalIndex a, GlobalIndex b, LocalIndex localB)
+/** @brief Owned cell i's entry @p k is owned cell @p localB: b must list i as many times as i
+ * lists b. */
+void HaloBuild::checkLocalEdge(std::size_t i, std::size_t k, LocalIndex localB)
 {
+    const GlobalIndex a { owned_.globalId(i) };
+    const auto row = owned_.neighbours(i);
+    const GlobalIndex b { row[k] };
     const auto back = owned_.neighbours(static_cast<std::size_t>(localB));
-    if (std::find(back.begin(), back.end(), a) == back.end())
+    const auto times = static_cast<std::size_t>(std::count(row.begin(), row.end(), b));
+    const auto listed = static_cast<std::size_t>(std::count(back.begin(), back.end(), a));
+    if (listed == 0)
     {
         fail(
             "HaloBuilder: asymmetric graph: " + cellText(a) + " lists neighbour " +
             std::to_string(b) + " but " + cellText(b) + " does not list " + std::to_string(a) +
             onRank_
+        );
+    }
+    else if (listed != times)
+    {
+        // named from the cell that lists the edge more often (the likely extra entry)
+        const bool more { times > listed };
+        fail(
+            "HaloBuilder: asymmetric graph: " + cellText(more ? a : b) + " lists neighbour " +
+            std::to_string(more ? b : a) + " " + timesText(std::max(times, listed)) + " but " +
+            cellText(more ? b : a) + " lists " + std::to_string(more ? a : b) + " " +
+            timesText(std::min(times, listed)) + onRank_
         );
     }
 }
@@ -422,52 +506,91 @@ void HaloBuild::lookUpOwners()
     }
 }
 
-/** @brief Sends each owner the pairs (ghost, my cell that needs it); as an owner, checks what
- * arrives and records who needs which of its cells. A rank that has found bad input already
- * (its owners may be out of range) sends nothing, answers, and says so in the agreement. */
-void HaloBuild::exchangeFirstLayerEdges()
+/**
+ * @brief Per owner of first-layer ghosts, the summary of this rank's edges to it
+ * (EdgeSummary) and the owned cells next to it, ascending by id: by symmetry, the cells that
+ * owner needs from this rank (checked by the exchange of the summaries).
+ */
+void HaloBuild::summariseEdges()
 {
-    // owner -> (ghost, my cell) pairs; each ghost slot knows its owner's message
-    std::map<int, std::vector<std::int64_t>> edges;
-    if (error_.empty())
+    // each ghost slot's owner's summary and cells (ghosts are by id: owners come in runs)
+    std::vector<EdgeSummary*> summaryOf(ghosts_.id.size());
+    std::vector<std::vector<GlobalIndex>*> cellsOf(ghosts_.id.size());
+    int lastOwner { -1 };
+    for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
     {
-        std::vector<std::vector<std::int64_t>*> messageOf(ghosts_.id.size());
-        int lastOwner { -1 };
-        std::vector<std::int64_t>* lastMessage { nullptr };
-        for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
+        const int owner { ghosts_.owner[slot] };
+        if (owner != lastOwner || slot == 0)
         {
-            if (ghosts_.owner[slot] != lastOwner)
-            {
-                lastOwner = ghosts_.owner[slot];
-                lastMessage = &edges[lastOwner];
-            }
-            messageOf[slot] = lastMessage;
+            lastOwner = owner;
+            summaryOf[slot] = &summaries_[owner];
+            cellsOf[slot] = &newRequests_[owner];
         }
-        for (const GhostEntry& entry : ghostEntries_)
+        else
         {
-            const auto slot = static_cast<std::size_t>(entry.slot);
-            auto& message = *messageOf[slot];
-            message.push_back(ghosts_.id[slot]);
-            message.push_back(owned_.globalId(static_cast<std::size_t>(entry.cell)));
+            summaryOf[slot] = summaryOf[slot - 1];
+            cellsOf[slot] = cellsOf[slot - 1];
         }
     }
-    // each owner checks the edges as they arrive and answers how many were bad; the agreement
-    // that closes the exchange says whether any rank found bad input (then the ranks name it)
+    // the ghost entries are by owned cell: a cell's entries are next to each other
+    for (const GhostEntry& entry : ghostEntries_)
+    {
+        const auto slot = static_cast<std::size_t>(entry.slot);
+        const GlobalIndex cell { owned_.globalId(static_cast<std::size_t>(entry.cell)) };
+        summaryOf[slot]->add(cell, ghosts_.id[slot]);
+        std::vector<GlobalIndex>& cells { *cellsOf[slot] };
+        if (cells.empty() || cells.back() != cell)
+        {
+            cells.push_back(cell);
+        }
+    }
+    for (auto& [owner, cells] : newRequests_)
+    {
+        sortUnique(cells); // one pass when the owned ids ascend
+    }
+}
+
+/**
+ * @brief Who sends to whom, and the symmetry of the edges between ranks: each rank sends each
+ * owner of its ghosts the summary of its edges to it (three integers), and the owner answers
+ * whether its own summary of the edges the other way is the same. The agreement that closes the
+ * exchange says whether any rank found bad input before, or any summaries differ; only then do
+ * the ranks exchange the edges themselves to name the bad one (nameAsymmetricEdge). A rank that
+ * has found bad input already (its owners may be out of range) sends nothing, answers, and says
+ * so in the agreement.
+ */
+void HaloBuild::exchangeFirstLayerEdges()
+{
+    std::vector<mpi::SparseMessage> questions;
+    if (error_.empty())
+    {
+        summariseEdges();
+        questions.reserve(summaries_.size());
+        for (const auto& [owner, summary] : summaries_)
+        {
+            questions.push_back({ owner, summary.message() });
+        }
+    }
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
         edgeTag_,
-        toMessages(edges),
+        std::move(questions),
         1,
         [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
-        { answer[0] = checkEdgeRequests(message); },
+        {
+            const auto mine = summaries_.find(message.rank);
+            const bool same { mine == summaries_.end() ? message.data.empty()
+                                                       : mine->second.same(message.data) };
+            answer[0] = same || !error_.empty() ? 0 : 1;
+        },
         [this](std::span<const std::int64_t> answers)
         {
-            std::uint64_t bad { error_.empty() ? 0U : 1U };
+            std::uint64_t differ { 0 };
             for (const std::int64_t answer : answers)
             {
-                bad |= answer != 0 ? 1U : 0U;
+                differ |= answer != 0 ? 1U : 0U;
             }
-            return mpi::AgreementBid { bad, 0, 0 };
+            return mpi::AgreementBid { error_.empty() ? 0U : 1U, differ, 0 };
         },
         mpi::WaitPolicy::fromEnvironment(),
         "HaloBuilder edges",
@@ -477,6 +600,10 @@ void HaloBuild::exchangeFirstLayerEdges()
     {
         raiseIfAnyFailed();
     }
+    if (answered.agreed[1] != 0)
+    {
+        nameAsymmetricEdge();
+    }
     for (const auto& [rank, cells] : newRequests_)
     {
         auto& all = sendCells_[rank];
@@ -485,16 +612,65 @@ void HaloBuild::exchangeFirstLayerEdges()
     lastLayer_ = ghosts_.id;
 }
 
-/** @brief Owner side of layer 1: each requested cell must be owned here and the edge symmetric;
- * returns the number of bad edges (each named in the error). */
+/**
+ * @brief After summaries that differ (on every rank): sends each owner the pairs (ghost, my cell
+ * next to it), each owner checks them against its cells' lists, the rank that finds a bad edge
+ * names it, and every rank throws.
+ */
+void HaloBuild::nameAsymmetricEdge()
+{
+    std::map<int, std::vector<std::int64_t>> edges; // owner -> (ghost, my cell) pairs
+    for (const GhostEntry& entry : ghostEntries_)
+    {
+        const auto slot = static_cast<std::size_t>(entry.slot);
+        auto& message = edges[ghosts_.owner[slot]];
+        message.push_back(ghosts_.id[slot]);
+        message.push_back(owned_.globalId(static_cast<std::size_t>(entry.cell)));
+    }
+    (void)mpi::answeredExchange(
+        comm_,
+        namingTag,
+        toMessages(edges),
+        1,
+        [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
+        { answer[0] = checkEdgeRequests(message); },
+        [this](std::span<const std::int64_t>) {
+            return mpi::AgreementBid { error_.empty() ? 0U : 1U, 0, 0 };
+        },
+        mpi::WaitPolicy::fromEnvironment(),
+        "HaloBuilder edges (naming)",
+        where_
+    );
+    raiseIfAnyFailed();
+    FIELDSYNC_CHECK_AT(
+        false,
+        "HaloBuilder: internal error: the summaries of the edges between two ranks differ, but "
+        "every edge is listed both ways" +
+            onRank_,
+        where_
+    );
+}
+
+/** @brief Owner side of nameAsymmetricEdge: each cell asked for must be owned here and list the
+ * asker's cell as many times as the asker lists it; returns the number of bad edges (each named
+ * in the error). */
 std::int64_t HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
 {
-    std::int64_t bad { 0 };
-    auto& cells = newRequests_[message.rank];
+    std::vector<std::pair<GlobalIndex, GlobalIndex>> pairs; // (my cell, its cell), ordered
     for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)
     {
-        const GlobalIndex b { message.data[k] };
-        const GlobalIndex a { message.data[k + 1] };
+        pairs.emplace_back(message.data[k], message.data[k + 1]);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    std::int64_t bad { 0 };
+    for (std::size_t k { 0 }; k < pairs.size();)
+    {
+        const auto [b, a] = pairs[k];
+        std::size_t times { 0 };
+        for (; k < pairs.size() && pairs[k] == std::pair { b, a }; ++k)
+        {
+            ++times;
+        }
         const LocalIndex local { ownedLocal_.find(b) };
         if (local < 0)
         {
@@ -507,18 +683,33 @@ std::int64_t HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
             continue;
         }
         const auto back = owned_.neighbours(static_cast<std::size_t>(local));
-        if (std::find(back.begin(), back.end(), a) == back.end())
+        const auto listed = static_cast<std::size_t>(std::count(back.begin(), back.end(), a));
+        const std::string asker { " (rank " + std::to_string(message.rank) + ")" };
+        if (listed == 0)
         {
             ++bad;
             fail(
-                "HaloBuilder: asymmetric graph: " + cellText(a) + " (rank " +
-                std::to_string(message.rank) + ") lists neighbour " + std::to_string(b) + " but " +
-                cellText(b) + " does not list " + std::to_string(a) + onRank_
+                "HaloBuilder: asymmetric graph: " + cellText(a) + asker + " lists neighbour " +
+                std::to_string(b) + " but " + cellText(b) + " does not list " + std::to_string(a) +
+                onRank_
             );
         }
-        cells.push_back(b);
+        else if (listed != times)
+        {
+            // named from the cell that lists the edge more often (the likely extra entry)
+            ++bad;
+            fail(
+                "HaloBuilder: asymmetric graph: " +
+                (times > listed ? cellText(a) + asker + " lists neighbour " + std::to_string(b) +
+                                      " " + timesText(times) + " but " + cellText(b) + " lists " +
+                                      std::to_string(a) + " " + timesText(listed)
+                                : cellText(b) + " lists neighbour " + std::to_string(a) + " " +
+                                      timesText(listed) + " but " + cellText(a) + asker +
+                                      " lists " + std::to_string(b) + " " + timesText(times)) +
+                onRank_
+            );
+        }
     }
-    sortUnique(cells);
     return bad;
 }
 

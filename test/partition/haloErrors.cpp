@@ -9,8 +9,10 @@
 #include "fieldsync/partition/haloBuilder.hpp"
 #include "testGraphs.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 
 using namespace fieldsync;
 using namespace fieldsync::partition;
@@ -25,6 +27,7 @@ void requireErrorEverywhere(const std::function<void()>& action, const std::stri
 {
     int threw { 0 };
     int named { 0 };
+    std::string message;
     try
     {
         action();
@@ -32,19 +35,22 @@ void requireErrorEverywhere(const std::function<void()>& action, const std::stri
     catch (const Error& e)
     {
         threw = 1;
-        named = std::string(e.what()).find(text) != std::string::npos ? 1 : 0;
-        INFO(e.what());
+        message = e.what();
+        named = message.find(text) != std::string::npos ? 1 : 0;
     }
     int everyone { 0 };
     MPI_Allreduce(&threw, &everyone, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &named, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    INFO("this rank's error: " << message);
     INFO("expected an error naming: " << text);
     REQUIRE(everyone == 1);
     REQUIRE(named == 1);
 }
 
-/** @brief Removes @p b from the neighbour list of @p a in a whole-mesh graph. */
-CellGraph withoutEdge(const CellGraph& g, GlobalIndex a, GlobalIndex b)
+/** @brief A whole-mesh graph @p g with the neighbour list of cell @p a changed by @p edit. */
+CellGraph withList(
+    const CellGraph& g, GlobalIndex a, const std::function<void(std::vector<GlobalIndex>&)>& edit
+)
 {
     std::vector<std::vector<GlobalIndex>> lists;
     for (std::size_t i { 0 }; i < g.nCells(); ++i)
@@ -53,10 +59,39 @@ CellGraph withoutEdge(const CellGraph& g, GlobalIndex a, GlobalIndex b)
         lists.emplace_back(n.begin(), n.end());
         if (static_cast<GlobalIndex>(i) == a)
         {
-            std::erase(lists.back(), b);
+            edit(lists.back());
         }
     }
     return test::fromLists(lists);
+}
+
+/** @brief Removes @p b from the neighbour list of @p a in a whole-mesh graph. */
+CellGraph withoutEdge(const CellGraph& g, GlobalIndex a, GlobalIndex b)
+{
+    return withList(g, a, [b](std::vector<GlobalIndex>& list) { std::erase(list, b); });
+}
+
+/** @brief Adds @p b once more to the neighbour list of @p a in a whole-mesh graph. */
+CellGraph withExtraEntry(const CellGraph& g, GlobalIndex a, GlobalIndex b)
+{
+    return withList(g, a, [b](std::vector<GlobalIndex>& list) { list.push_back(b); });
+}
+
+/** @brief An edge (a, b) of @p g across the cut, a in part 0 and b in part 1 of @p p. */
+std::pair<GlobalIndex, GlobalIndex> cutEdge(const CellGraph& g, const Partition& p)
+{
+    std::pair<GlobalIndex, GlobalIndex> edge { 0, 0 };
+    for (std::size_t i { 0 }; i < g.nCells(); ++i)
+    {
+        for (const GlobalIndex n : g.neighbours(i))
+        {
+            if (p.partOf(i) == 0 && p.partOf(static_cast<std::size_t>(n)) == 1)
+            {
+                edge = { static_cast<GlobalIndex>(i), n };
+            }
+        }
+    }
+    return edge;
 }
 
 std::vector<int> blocks(std::size_t n, int nRanks)
@@ -146,19 +181,7 @@ TEST_CASE("HaloBuilder errors: asymmetric graph, within a rank and across ranks"
     if (env.sizeRank() > 1)
     {
         const Partition p { Partition::block(g.nCells(), env.sizeRank()) };
-        GlobalIndex a { 0 };
-        GlobalIndex b { 0 };
-        for (std::size_t i { 0 }; i < g.nCells(); ++i)
-        {
-            for (const GlobalIndex n : g.neighbours(i))
-            {
-                if (p.partOf(i) == 0 && p.partOf(static_cast<std::size_t>(n)) == 1)
-                {
-                    a = static_cast<GlobalIndex>(i);
-                    b = n;
-                }
-            }
-        }
+        const auto [a, b] = cutEdge(g, p);
         REQUIRE(b != 0);
         const CellGraph cut { withoutEdge(g, b, a) };
         requireErrorEverywhere(
@@ -169,6 +192,73 @@ TEST_CASE("HaloBuilder errors: asymmetric graph, within a rank and across ranks"
             [&] { (void)DistributedGraph::scatter(env, cut, p); },
             "asymmetric graph: cell " + std::to_string(a)
         );
+    }
+}
+
+TEST_CASE("HaloBuilder errors: an edge listed more times one way than the other")
+{
+    // An edge may be listed several times (two faces between two cells), as many times both
+    // ways; otherwise the rank that sees it names both counts. Owners from the directory and
+    // given.
+    const mpi::MPIEnvironment env;
+    const CellGraph g { test::grid(8, 6) };
+    const auto parts = blocks(g.nCells(), env.sizeRank());
+    const auto ownersOf = [&](const CellGraph& piece)
+    {
+        std::vector<int> owners;
+        for (const GlobalIndex n : piece.adjacency())
+        {
+            owners.push_back(parts[static_cast<std::size_t>(n)]);
+        }
+        return owners;
+    };
+    // inside a rank: cell 20 lists 21 twice, 21 lists 20 once (same rank for 1..4 ranks)
+    const CellGraph inside { test::ownedPiece(withExtraEntry(g, 20, 21), parts, env.rank()) };
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(inside); },
+        "cell 20 lists neighbour 21 twice but cell 21 lists 20 once"
+    );
+    requireErrorEverywhere(
+        [&] { (void)HaloBuilder(env, 1).build(inside, ownersOf(inside)); },
+        "cell 20 lists neighbour 21 twice but cell 21 lists 20 once"
+    );
+    // across the cut between rank 0's block and rank 1's: b (rank 1) lists a (rank 0) twice
+    if (env.sizeRank() > 1)
+    {
+        const Partition p { Partition::block(g.nCells(), env.sizeRank()) };
+        const auto [a, b] = cutEdge(g, p);
+        REQUIRE(b != 0);
+        const std::string named { "cell " + std::to_string(b) + " (rank 1) lists neighbour " +
+                                  std::to_string(a) + " twice but cell " + std::to_string(a) +
+                                  " lists " + std::to_string(b) + " once" };
+        const CellGraph across { test::ownedPiece(withExtraEntry(g, b, a), parts, env.rank()) };
+        requireErrorEverywhere([&] { (void)HaloBuilder(env, 1).build(across); }, named);
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, 1).build(across, ownersOf(across)); }, named
+        );
+        // listed twice both ways: a valid graph, whose ghost appears once and its entry twice
+        const CellGraph both { withExtraEntry(withExtraEntry(g, b, a), a, b) };
+        const CellGraph piece { test::ownedPiece(both, parts, env.rank()) };
+        for (const HaloLayout& layout : { HaloBuilder(env, 1).build(piece),
+                                          HaloBuilder(env, 1).build(piece, ownersOf(piece)) })
+        {
+            const GlobalIndex mine { env.rank() == 0 ? a : env.rank() == 1 ? b : -1 };
+            const GlobalIndex other { env.rank() == 0 ? b : a };
+            if (mine >= 0)
+            {
+                const auto ids = layout.globalIds();
+                const auto at = std::find(ids.begin(), ids.end(), mine);
+                REQUIRE(at != ids.end());
+                std::size_t entries { 0 };
+                for (const LocalIndex n :
+                     layout.neighbours(static_cast<std::size_t>(at - ids.begin())))
+                {
+                    entries += ids[static_cast<std::size_t>(n)] == other ? 1 : 0;
+                }
+                REQUIRE(entries == 2);
+                REQUIRE(std::count(ids.begin(), ids.end(), other) == 1);
+            }
+        }
     }
 }
 

@@ -19,16 +19,21 @@ namespace fieldsync::partition
  *
  * Input per rank: a CellGraph of the cells it owns (their global ids and their face
  * neighbours' global ids) and, optionally, the owner rank of every neighbour entry. Without
- * owners, an OwnerDirectory finds them. Who-sends-to-whom is discovered with an answered
- * exchange (mpi::answeredExchange(): each owner checks the edges it is sent and answers, and one
- * agreement closes the exchange and says whether any rank found bad input); layers beyond the
- * first are found with NBX sparse exchanges (mpi::sparseExchange()) from the adjacency that the
- * owners of the previous layer send back, with the owners of the next layer. No rank holds
- * anything sized by the communicator or by the global mesh.
+ * owners, an OwnerDirectory finds them. Who-sends-to-whom follows from the first layer's owners
+ * (by symmetry, each rank needs from this one the cells next to its own), and one answered
+ * exchange (mpi::answeredExchange()) checks that symmetry: each rank sends each owner of its
+ * ghosts a summary of the edges between them (their number and two hash sums), the owner
+ * answers whether its own summary is the same, and one agreement closes the exchange and says
+ * whether any rank found bad input; only then are the edges themselves exchanged, to name the
+ * bad one. Layers beyond the first are found with NBX sparse exchanges (mpi::sparseExchange())
+ * from the adjacency that the owners of the previous layer send back, with the owners of the
+ * next layer. No rank holds anything sized by the communicator or by the global mesh.
  *
+ * An edge may be listed more than once (two faces between two cells), as many times both ways.
  * Bad input is a fieldsync::Error on every rank (the rank that sees it names the cell; the
  * others name that rank): a neighbour id no rank owns, a cell two ranks own, an asymmetric
- * graph (a lists b but b does not list a), an owner out of range, a cell listed twice.
+ * graph (a lists b but b does not list a, or lists it more times than b lists a), an owner out
+ * of range, a cell listed twice.
  *
  * Collective over the environment's communicator; messages travel on a private duplicate,
  * which copies of the builder share. Consecutive builds over it alternate two sets of tags, so a

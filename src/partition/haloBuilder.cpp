@@ -642,8 +642,7 @@ void HaloBuild::nameAsymmetricEdge()
         where_
     );
     raiseIfAnyFailed();
-    FIELDSYNC_CHECK_AT(
-        false,
+    throw Error(
         "HaloBuilder: internal error: the summaries of the edges between two ranks differ, but "
         "every edge is listed both ways" +
             onRank_,

@@ -216,7 +216,7 @@ private:
     void recordGivenOwner(LocalIndex cell, GlobalIndex b, int q, LocalIndex slot);
     void summariseEdges();
     void nameAsymmetricEdge();
-    [[nodiscard]] std::int64_t checkEdgeRequests(const mpi::SparseMessage& message);
+    [[nodiscard]] std::int64_t checkEdgePairs(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
         int layer,
@@ -516,13 +516,11 @@ void HaloBuild::summariseEdges()
     // each ghost slot's owner's summary and cells (ghosts are by id: owners come in runs)
     std::vector<EdgeSummary*> summaryOf(ghosts_.id.size());
     std::vector<std::vector<GlobalIndex>*> cellsOf(ghosts_.id.size());
-    int lastOwner { -1 };
     for (std::size_t slot { 0 }; slot < ghosts_.id.size(); ++slot)
     {
         const int owner { ghosts_.owner[slot] };
-        if (owner != lastOwner || slot == 0)
+        if (slot == 0 || owner != ghosts_.owner[slot - 1])
         {
-            lastOwner = owner;
             summaryOf[slot] = &summaries_[owner];
             cellsOf[slot] = &newRequests_[owner];
         }
@@ -581,7 +579,7 @@ void HaloBuild::exchangeFirstLayerEdges()
             const auto mine = summaries_.find(message.rank);
             const bool same { mine == summaries_.end() ? message.data.empty()
                                                        : mine->second.same(message.data) };
-            answer[0] = same || !error_.empty() ? 0 : 1;
+            answer[0] = (same || !error_.empty()) ? 0 : 1;
         },
         [this](std::span<const std::int64_t> answers)
         {
@@ -633,7 +631,7 @@ void HaloBuild::nameAsymmetricEdge()
         toMessages(edges),
         1,
         [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
-        { answer[0] = checkEdgeRequests(message); },
+        { answer[0] = checkEdgePairs(message); },
         [this](std::span<const std::int64_t>) {
             return mpi::AgreementBid { error_.empty() ? 0U : 1U, 0, 0 };
         },
@@ -653,7 +651,7 @@ void HaloBuild::nameAsymmetricEdge()
 /** @brief Owner side of nameAsymmetricEdge: each cell asked for must be owned here and list the
  * asker's cell as many times as the asker lists it; returns the number of bad edges (each named
  * in the error). */
-std::int64_t HaloBuild::checkEdgeRequests(const mpi::SparseMessage& message)
+std::int64_t HaloBuild::checkEdgePairs(const mpi::SparseMessage& message)
 {
     std::vector<std::pair<GlobalIndex, GlobalIndex>> pairs; // (my cell, its cell), ordered
     for (std::size_t k { 0 }; k + 1 < message.data.size(); k += 2)

@@ -4,10 +4,12 @@
 #pragma once
 
 #include "fieldsync/partition/cellGraph.hpp"
+#include "fieldsync/partition/haloLayout.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <vector>
@@ -128,6 +130,46 @@ expectedHalo(const CellGraph& g, const std::vector<int>& parts, int part, int de
         frontier = std::move(next);
     }
     return halo;
+}
+
+/** @brief The depth-1 send map from the whole graph: per other rank, the cells of @p rank next
+ * to its cells, ascending. */
+inline std::map<int, std::vector<GlobalIndex>>
+expectedSends(const CellGraph& g, const std::vector<int>& parts, int rank)
+{
+    std::map<int, std::vector<GlobalIndex>> sends;
+    for (std::size_t c { 0 }; c < g.nCells(); ++c)
+    {
+        for (const GlobalIndex n : g.neighbours(c))
+        {
+            const int q { parts[static_cast<std::size_t>(n)] };
+            if (parts[c] == rank && q != rank)
+            {
+                auto& cells = sends[q];
+                if (cells.empty() || cells.back() != static_cast<GlobalIndex>(c))
+                {
+                    cells.push_back(static_cast<GlobalIndex>(c));
+                }
+            }
+        }
+    }
+    return sends;
+}
+
+/** @brief The send map of @p layout by neighbour: the global ids of the owned cells it sends. */
+inline std::map<int, std::vector<GlobalIndex>> sendsOf(const HaloLayout& layout)
+{
+    std::map<int, std::vector<GlobalIndex>> sends;
+    const auto& send = layout.sendMap();
+    for (std::size_t k { 0 }; k < send.neighbourCount(); ++k)
+    {
+        auto& cells = sends[send.neighbours()[k]];
+        for (std::size_t e { send.offsets()[k] }; e < send.offsets()[k + 1]; ++e)
+        {
+            cells.push_back(layout.globalIds()[static_cast<std::size_t>(send.indices()[e])]);
+        }
+    }
+    return sends;
 }
 
 /** @brief The rows of @p g that @p parts gives rank @p rank, in descending id order. */

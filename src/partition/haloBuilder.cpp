@@ -8,9 +8,12 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
+#include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -793,10 +796,31 @@ std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
     lastOwners.erase(std::unique(lastOwners.begin(), lastOwners.end()), lastOwners.end());
     std::map<int, std::vector<std::int64_t>> asks;
     lastLayer_.clear();
+    const mpi::WaitPolicy policy { mpi::WaitPolicy::fromEnvironment() };
     for (const int q : lastOwners)
     {
+        // a wait with the library's time-out, not MPI_Probe: a rank whose owner never answers
+        // says so instead of waiting in silence
         MPI_Status status;
-        FIELDSYNC_MPI_AT(MPI_Probe(q, adjacencyTagBase + layer, comm_, &status), where_);
+        int arrived { 0 };
+        mpi::waitWithTimeout(
+            [&]
+            {
+                FIELDSYNC_MPI_AT(
+                    MPI_Iprobe(q, adjacencyTagBase + layer, comm_, &arrived, &status), where_
+                );
+                return arrived != 0;
+            },
+            [&]
+            {
+                return "the adjacency of halo layer " + std::to_string(layer - 1) +
+                       " from its owner, rank " + std::to_string(q);
+            },
+            policy,
+            "HaloBuilder layer",
+            "layer " + std::to_string(layer),
+            where_
+        );
         int count { 0 };
         FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
         std::vector<std::int64_t> reply(static_cast<std::size_t>(count));
@@ -1013,8 +1037,24 @@ HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_locatio
     : env_(env), private_(env.duplicate(mpi::SetUpCall::HaloBuilder, where)), depth_(depth),
       builds_(std::make_shared<std::uint64_t>(0))
 {
+    // every rank must build the same number of layers (each layer is a collective step): the
+    // largest depth and the largest negated depth give every rank the range
+    std::array<int, 2> range { depth_, -depth_ };
+    mpi::allReduce(std::span<int>(range), mpi::ReduceOp::Max, private_.comm(), {}, where);
     FIELDSYNC_CHECK_AT(
         depth_ >= 1, "HaloBuilder: halo depth must be >= 1, got " + std::to_string(depth_), where
+    );
+    FIELDSYNC_CHECK_AT(
+        -range[1] >= 1,
+        "HaloBuilder: halo depth must be >= 1, got " + std::to_string(-range[1]) +
+            " on another rank",
+        where
+    );
+    FIELDSYNC_CHECK_AT(
+        range[0] == -range[1],
+        "HaloBuilder: the ranks gave different halo depths, from " + std::to_string(-range[1]) +
+            " to " + std::to_string(range[0]) + "; this rank gave " + std::to_string(depth_),
+        where
     );
 }
 

@@ -282,6 +282,19 @@ TEST_CASE("HaloBuilder errors: a cell owned twice, a cell listed twice, depth 0"
         [&] { (void)HaloBuilder(env, 1).build(listedTwice); }, "cell 4 is listed twice"
     );
     REQUIRE_THROWS_AS(HaloBuilder(env, 0), Error);
+    // the ranks must agree on the depth: each layer is a collective step, so a rank with one
+    // layer fewer would leave the others waiting for its answers
+    if (env.sizeRank() > 1)
+    {
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, env.rank() == 0 ? 1 : 2); },
+            "the ranks gave different halo depths, from 1 to 2"
+        );
+        requireErrorEverywhere(
+            [&] { (void)HaloBuilder(env, env.rank() == 1 ? 0 : 1); },
+            "halo depth must be >= 1, got 0"
+        );
+    }
 }
 
 TEST_CASE("DistributedGraph errors: partition vector of the wrong length or with a bad part")

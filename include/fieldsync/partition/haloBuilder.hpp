@@ -44,8 +44,10 @@ class HaloBuilder
 {
 public:
     /**
-     * @brief A builder for ranks of @p env and halo depth @p depth (>= 1). Collective (it
-     * duplicates the communicator).
+     * @brief A builder for ranks of @p env and halo depth @p depth (>= 1). Collective: it
+     * duplicates the communicator and agrees on the depth (each layer is a collective step):
+     * a depth below 1 on any rank, or different depths on different ranks, is an Error on every
+     * rank.
      */
     explicit HaloBuilder(
         mpi::MPIEnvironment env,

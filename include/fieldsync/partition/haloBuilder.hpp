@@ -55,6 +55,14 @@ public:
         std::source_location where = std::source_location::current()
     );
 
+    /** @brief A copy shares the private communicator and the count of builds (a move is a copy:
+     * a builder moved from stays usable). */
+    HaloBuilder(const HaloBuilder&) = default;
+    /** @brief Shares @p other's private communicator and count of builds. */
+    HaloBuilder& operator=(const HaloBuilder&) = default;
+    /** @brief Frees the private communicator with the last copy. */
+    ~HaloBuilder() = default;
+
     /** @brief Collective: the layout of this rank; owners found with an OwnerDirectory. */
     [[nodiscard]] HaloLayout build(
         const CellGraph& owned, std::source_location where = std::source_location::current()

@@ -44,6 +44,31 @@ std::string timesText(std::size_t n)
     return n == 1 ? "once" : n == 2 ? "twice" : std::to_string(n) + " times";
 }
 
+/**
+ * @brief The error text of an edge listed @p aTimes times by cell @p a (@p aNote after its name,
+ * e.g. its rank) and @p bTimes times back by cell @p b (aTimes > 0, aTimes != bTimes), named from
+ * the cell that lists it more often (the likely extra entry).
+ */
+std::string asymmetryText(
+    GlobalIndex a, const std::string& aNote, std::size_t aTimes, GlobalIndex b, std::size_t bTimes
+)
+{
+    std::string text { "HaloBuilder: asymmetric graph: " };
+    if (bTimes == 0)
+    {
+        return text + cellText(a) + aNote + " lists neighbour " + std::to_string(b) + " but " +
+               cellText(b) + " does not list " + std::to_string(a);
+    }
+    if (aTimes > bTimes)
+    {
+        return text + cellText(a) + aNote + " lists neighbour " + std::to_string(b) + " " +
+               timesText(aTimes) + " but " + cellText(b) + " lists " + std::to_string(a) + " " +
+               timesText(bTimes);
+    }
+    return text + cellText(b) + " lists neighbour " + std::to_string(a) + " " + timesText(bTimes) +
+           " but " + cellText(a) + aNote + " lists " + std::to_string(b) + " " + timesText(aTimes);
+}
+
 /** @brief A bijection of the 64-bit integers that spreads every input bit over the output (the
  * finaliser of splitmix64). */
 constexpr std::uint64_t mix64(std::uint64_t z) noexcept
@@ -432,24 +457,9 @@ void HaloBuild::checkLocalEdge(std::size_t i, std::size_t k, LocalIndex localB)
     const auto back = owned_.neighbours(static_cast<std::size_t>(localB));
     const auto times = static_cast<std::size_t>(std::count(row.begin(), row.end(), b));
     const auto listed = static_cast<std::size_t>(std::count(back.begin(), back.end(), a));
-    if (listed == 0)
+    if (listed != times)
     {
-        fail(
-            "HaloBuilder: asymmetric graph: " + cellText(a) + " lists neighbour " +
-            std::to_string(b) + " but " + cellText(b) + " does not list " + std::to_string(a) +
-            onRank_
-        );
-    }
-    else if (listed != times)
-    {
-        // named from the cell that lists the edge more often (the likely extra entry)
-        const bool more { times > listed };
-        fail(
-            "HaloBuilder: asymmetric graph: " + cellText(more ? a : b) + " lists neighbour " +
-            std::to_string(more ? b : a) + " " + timesText(std::max(times, listed)) + " but " +
-            cellText(more ? b : a) + " lists " + std::to_string(more ? a : b) + " " +
-            timesText(std::min(times, listed)) + onRank_
-        );
+        fail(asymmetryText(a, "", times, b, listed) + onRank_);
     }
 }
 
@@ -684,28 +694,11 @@ std::int64_t HaloBuild::checkEdgePairs(const mpi::SparseMessage& message)
         }
         const auto back = owned_.neighbours(static_cast<std::size_t>(local));
         const auto listed = static_cast<std::size_t>(std::count(back.begin(), back.end(), a));
-        const std::string asker { " (rank " + std::to_string(message.rank) + ")" };
-        if (listed == 0)
+        if (listed != times)
         {
             ++bad;
             fail(
-                "HaloBuilder: asymmetric graph: " + cellText(a) + asker + " lists neighbour " +
-                std::to_string(b) + " but " + cellText(b) + " does not list " + std::to_string(a) +
-                onRank_
-            );
-        }
-        else if (listed != times)
-        {
-            // named from the cell that lists the edge more often (the likely extra entry)
-            ++bad;
-            fail(
-                "HaloBuilder: asymmetric graph: " +
-                (times > listed ? cellText(a) + asker + " lists neighbour " + std::to_string(b) +
-                                      " " + timesText(times) + " but " + cellText(b) + " lists " +
-                                      std::to_string(a) + " " + timesText(listed)
-                                : cellText(b) + " lists neighbour " + std::to_string(a) + " " +
-                                      timesText(listed) + " but " + cellText(a) + asker +
-                                      " lists " + std::to_string(b) + " " + timesText(times)) +
+                asymmetryText(a, " (rank " + std::to_string(message.rank) + ")", times, b, listed) +
                 onRank_
             );
         }

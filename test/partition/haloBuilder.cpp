@@ -241,10 +241,7 @@ TEST_CASE("HaloBuilder: consecutive builds on one builder, each with its own hal
     for (int p { 0 }; p < 2; ++p)
     {
         pieces[p] = ownedPiece(g, partitions[p], rank);
-        for (const GlobalIndex n : pieces[p].adjacency())
-        {
-            owners[p].push_back(partitions[p][static_cast<std::size_t>(n)]);
-        }
+        owners[p] = test::neighbourOwners(pieces[p], partitions[p]);
         sends[p] = test::expectedSends(g, partitions[p], rank);
     }
     const HaloBuilder builder(env);

@@ -205,12 +205,7 @@ TEST_CASE("HaloBuilder errors: an edge listed more times one way than the other"
     const auto parts = blocks(g.nCells(), env.sizeRank());
     const auto ownersOf = [&](const CellGraph& piece)
     {
-        std::vector<int> owners;
-        for (const GlobalIndex n : piece.adjacency())
-        {
-            owners.push_back(parts[static_cast<std::size_t>(n)]);
-        }
-        return owners;
+        return test::neighbourOwners(piece, parts);
     };
     // inside a rank: cell 20 lists 21 twice, 21 lists 20 once (same rank for 1..4 ranks)
     const CellGraph inside { test::ownedPiece(withExtraEntry(g, 20, 21), parts, env.rank()) };

@@ -191,6 +191,18 @@ inline CellGraph ownedPiece(const CellGraph& g, const std::vector<int>& parts, i
     return CellGraph(std::move(ids), std::move(offsets), std::move(adjacency));
 }
 
+/** @brief The owner under @p parts of each adjacency entry of @p piece (HaloBuilder's owners). */
+inline std::vector<int> neighbourOwners(const CellGraph& piece, const std::vector<int>& parts)
+{
+    std::vector<int> owners;
+    owners.reserve(piece.adjacency().size());
+    for (const GlobalIndex n : piece.adjacency())
+    {
+        owners.push_back(parts[static_cast<std::size_t>(n)]);
+    }
+    return owners;
+}
+
 /** @brief The known function of a global id that owners write and ghosts must receive. */
 inline double valueOf(GlobalIndex id)
 {

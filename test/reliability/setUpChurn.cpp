@@ -34,10 +34,7 @@ Case makeCase(const CellGraph& g, std::vector<int> parts, int rank)
 {
     Case c { std::move(parts), {}, {} };
     c.piece = test::ownedPiece(g, c.parts, rank);
-    for (const GlobalIndex n : c.piece.adjacency())
-    {
-        c.owners.push_back(c.parts[static_cast<std::size_t>(n)]);
-    }
+    c.owners = test::neighbourOwners(c.piece, c.parts);
     return c;
 }
 

@@ -288,12 +288,12 @@ void fenceBuffers(const Call& call)
     }
 }
 
-/** Hands a started non-blocking call's access objects (the views' keep-alive copies) to its
- * state: moved, not copied, so no reference count changes on the way. */
+/** Hands a started non-blocking call's references to its views' memory to its state: moved,
+ * so no reference count changes on the way. */
 void keepViews(Call& call, RequestState& state) noexcept
 {
-    state.keepSend = std::move(call.send.access);
-    state.keepRecv = std::move(call.recv.access);
+    state.keepSend = std::move(call.send.kept);
+    state.keepRecv = std::move(call.recv.kept);
 }
 
 /** Stages and starts (or runs) the operation in its family's engine; returns the MPI code. */

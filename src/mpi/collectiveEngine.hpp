@@ -222,12 +222,14 @@ public:
     /**
      * Validates a per-rank counts vector and lays it out packed in rank order in the state's
      * count arrays of @p side (MPI reads them until completion). Returns the values over all
-     * ranks.
+     * ranks. One pass with no branch per rank; a bad entry is looked for only after it, so the
+     * messages name the first one, as a check per entry would.
      */
     [[nodiscard]] std::size_t layout(std::span<const int> counts, const char* what, Side side)
     {
+        const std::size_t ranks { usize() };
         check(
-            counts.size() == usize(),
+            counts.size() == ranks,
             [&]
             {
                 return std::string(what) + " has " + str(counts.size()) +
@@ -235,32 +237,37 @@ public:
             }
         );
         const bool send = side == Side::Send;
-        int* mpiCounts { nullptr };
-        int* mpiDispls { nullptr };
+        const auto multiplicity = static_cast<std::int64_t>(call_.type.multiplicity);
+        std::int64_t total { 0 };
+        int anyNegative { 0 };
         if (side != Side::CheckOnly)
         {
-            mpiCounts = sized(send ? state_.sendCounts : state_.recvCounts);
-            mpiDispls = sized(send ? state_.sendDispls : state_.recvDispls);
-        }
-        std::size_t total { 0 };
-        for (std::size_t r = 0; r < usize(); ++r)
-        {
-            check(
-                counts[r] >= 0,
-                [&] {
-                    return std::string(what) + "[" + str(r) + "] is negative (" +
-                           std::to_string(counts[r]) + ")";
-                }
-            );
-            if (mpiCounts != nullptr)
+            int* mpiCounts { sized(send ? state_.sendCounts : state_.recvCounts) };
+            int* mpiDispls { sized(send ? state_.sendDispls : state_.recvDispls) };
+            for (std::size_t r = 0; r < ranks; ++r)
             {
-                mpiDispls[r] = count(total);
-                mpiCounts[r] = count(static_cast<std::size_t>(counts[r]));
+                // out of int range only when the checks below fail, before MPI sees them
+                mpiDispls[r] = static_cast<int>(total * multiplicity);
+                mpiCounts[r] = static_cast<int>(std::int64_t { counts[r] } * multiplicity);
+                anyNegative |= counts[r];
+                total += counts[r];
             }
-            total += static_cast<std::size_t>(counts[r]);
         }
-        static_cast<void>(count(total));
-        return total;
+        else
+        {
+            for (std::size_t r = 0; r < ranks; ++r)
+            {
+                anyNegative |= counts[r];
+                total += counts[r];
+            }
+        }
+        // the sum of non-negative ints stays far from the int64 limit; the largest element
+        // count MPI is given is the total's (a displacement or a count is never larger)
+        if (anyNegative < 0 || total * multiplicity > INT_MAX) [[unlikely]]
+        {
+            reportBadCounts(counts, what);
+        }
+        return static_cast<std::size_t>(total);
     }
 
     /** The values of ranks 0 to @p r - 1 in @p counts (validated by layout() first). */
@@ -344,6 +351,28 @@ public:
     }
 
 private:
+    /** Fails naming the first entry of @p counts that is negative, or the first count or
+     * displacement MPI cannot take (found by layout()). */
+    [[noreturn]] void reportBadCounts(std::span<const int> counts, const char* what) const
+    {
+        std::size_t total { 0 };
+        for (std::size_t r = 0; r < counts.size(); ++r)
+        {
+            check(
+                counts[r] >= 0,
+                [&] {
+                    return std::string(what) + "[" + str(r) + "] is negative (" +
+                           std::to_string(counts[r]) + ")";
+                }
+            );
+            static_cast<void>(count(total));
+            static_cast<void>(count(static_cast<std::size_t>(counts[r])));
+            total += static_cast<std::size_t>(counts[r]);
+        }
+        static_cast<void>(count(total));
+        fail(std::string("internal error: ") + what + " was reported bad but is not");
+    }
+
     /** @p v with one entry per rank; its capacity from a spare when it has too little. */
     [[nodiscard]] int* sized(std::vector<int>& v) const
     {

@@ -36,8 +36,8 @@ struct RequestState
     std::vector<int> recvDispls;                  /**< MPI displacements */
     std::shared_ptr<const BufferAccess> copyBack; /**< copies staged results back */
     std::size_t outCount { 0 };                   /**< values copied back */
-    std::shared_ptr<const BufferAccess> keepSend; /**< keeps the send view alive */
-    std::shared_ptr<const BufferAccess> keepRecv; /**< keeps the receive view alive */
+    KeptAllocation keepSend;                      /**< keeps the send view alive */
+    KeptAllocation keepRecv;                      /**< keeps the receive view alive */
     algorithms::Schedule schedule;                /**< fieldsync's own algorithm in flight */
     bool scheduled { false };                     /**< schedule, not request, is the operation */
     std::optional<LiveObject> live;               /**< registered while a Request owns it */

@@ -151,6 +151,10 @@ bool StagingBytes::pinned() const noexcept
 
 void StagingBytes::release() noexcept
 {
+    if (data_ == nullptr)
+    {
+        return; // nothing held (every call that was not staged): not even the pool is asked
+    }
     StagingPool::instance().giveBack(Block { data_, capacity_, ops_ });
     data_ = nullptr;
     capacity_ = 0;

@@ -6,6 +6,7 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
+#include <climits>
 #include <string>
 #include <type_traits>
 
@@ -62,6 +63,20 @@ TEST_CASE("bad input throws an Error naming the call site and the value", "[coll
     std::vector<int> negative(P, 1);
     negative[P - 1] = -2;
     expectError([&] { fm::allToAllV(send, negative, recv, negative, comm); }, "is negative (-2)");
+    negative[0] = -7; // the first bad entry is the one named
+    expectError(
+        [&] { fm::iAllToAllV(send, negative, recv, negative, comm).wait(); },
+        "Counts[0] is negative (-7)"
+    );
+    // element counts past INT_MAX: 3 doubles per Vec3, so one rank's INT_MAX / 2 values already
+    // are; the counts are checked before the (small) buffers
+    std::vector<fieldsync_test::Vec3> vecs(2 * P);
+    std::vector<int> huge(P, 1);
+    huge[P - 1] = INT_MAX / 2;
+    expectError(
+        [&] { fm::allGatherV(vecs, vecs, huge, comm); },
+        "count of " + std::to_string(INT_MAX / 2) + " values exceeds what MPI takes"
+    );
     expectError(
         [&] { fm::allReduce(send.data(), recv.data(), -4, fm::ReduceOp::Sum, comm); },
         "negative count -4"

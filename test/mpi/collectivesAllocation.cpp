@@ -102,7 +102,7 @@ TEST_CASE("non-blocking collectives on spans and views, and staged blocking ones
     staging.staging = fm::Staging::Always;
     auto step = [&]
     {
-        // a view's non-blocking call keeps it alive in an access object until completion
+        // a view's non-blocking call keeps it alive (a counted reference) until completion
         for (std::size_t i = 0; i < view.extent(0); ++i)
         {
             view(i) = r + 1.0 + static_cast<double>(i);

@@ -68,7 +68,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a non-blocking call keeps its views alive until completion, with one copy each",
+    "a non-blocking call keeps its views alive until completion, with one reference each",
     "[collectives][view][lifetime]"
 )
 {
@@ -85,18 +85,38 @@ TEST_CASE(
     auto request = fm::iAllReduce(
         send, result, fm::ReduceOp::Sum, MPI_COMM_WORLD, fm::CallOptions<> { .staging = staging }
     );
-    // in flight: the caller's handle and the call's one copy of each view
+    // in flight: the caller's handle and the call's one reference to each view
     CHECK(send.use_count() == 2);
     CHECK(result.use_count() == 2);
     Kokkos::View<double*, Kokkos::HostSpace> read = result; // to read the sums after the wait
-    send = {};   // the caller lets its send view go: the call's copy keeps the memory
+    send = {};   // the caller lets its send view go: the call's reference keeps the memory
     result = {}; // likewise the result (the sanitizers would report a write to freed memory)
     CHECK(read.use_count() == 2);
     request.wait();
-    CHECK(read.use_count() == 1); // completion let the call's copy go
+    CHECK(read.use_count() == 1); // completion let the call's reference go
     const double rankSum = size * (size - 1) / 2.0;
     for (int i = 0; i < 3; ++i)
     {
         CHECK(read(i) == 10.0 * rankSum + size * i);
     }
+}
+
+TEST_CASE(
+    "a non-blocking call on unmanaged views (nothing to keep alive) gives the sums",
+    "[collectives][view][lifetime]"
+)
+{
+    namespace fm = fieldsync::mpi;
+    const int me { worldRankAndSize().first };
+    const int size { worldRankAndSize().second };
+    using Unmanaged =
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    std::vector<double> in { 1.0 * me, 2.0 * me, 3.0 };
+    std::vector<double> out(3, -1.0);
+    const Unmanaged send(in.data(), in.size());
+    const Unmanaged result(out.data(), out.size());
+    auto request = fm::iAllReduce(send, result, fm::ReduceOp::Sum, MPI_COMM_WORLD);
+    request.wait();
+    const double rankSum = size * (size - 1) / 2.0;
+    CHECK(out == std::vector<double> { rankSum, 2.0 * rankSum, 3.0 * size });
 }

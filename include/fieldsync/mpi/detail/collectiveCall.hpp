@@ -3,6 +3,7 @@
 
 #include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/dataType.hpp"
+#include "fieldsync/mpi/detail/keptAllocation.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
 
@@ -83,8 +84,8 @@ template<typename T>
 
 /**
  * @brief What compiled code does with one user buffer besides reading its address: fence the
- * execution space instance that wrote it, copy it to and from a host staging buffer, and (held
- * by a non-blocking call's Request) keep its view alive. The library's one way to erase a type
+ * execution space instance that wrote it and copy it to and from a host staging buffer. The
+ * library's one way to erase a type
  * (doc/architecture.md): an abstract interface, one final template (BufferAccessOf in
  * detail/describe.hpp) per value type, memory space and execution space.
  */
@@ -107,7 +108,8 @@ public:
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
  * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view. A host
  * buffer that is neither staged nor written by an asynchronous execution space needs no
- * access object (the blocking host path allocates nothing).
+ * access object (no host path allocates one); a non-blocking call's view is kept alive by
+ * `kept`, a counted reference to its allocation.
  */
 struct Buffer
 {
@@ -115,7 +117,8 @@ struct Buffer
     std::size_t count { 0 };                    /**< values it holds */
     bool present { false };                     /**< false for "no buffer" (inPlace, barrier) */
     bool stage { false };                       /**< goes through a host staging buffer */
-    std::shared_ptr<const BufferAccess> access; /**< fence, staging copies, keeps the view */
+    std::shared_ptr<const BufferAccess> access; /**< fence and staging copies, or null */
+    KeptAllocation kept;                        /**< the view's memory (non-blocking calls) */
 };
 
 /** @brief Everything one collective call needs; consumed by run(). */

@@ -15,7 +15,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <memory>
-#include <variant>
 
 namespace fieldsync::mpi::detail
 {
@@ -124,21 +123,14 @@ using ValueOf = std::remove_const_t<ElementOf<std::conditional_t<BufferLike<S>, 
 
 /**
  * @brief The BufferAccess of values of @p Value at @p user in @p MemorySpace, written by
- * @p Exec; holds @p Keep (a copy of the user's view for a non-blocking call, else nothing).
+ * @p Exec.
  */
-template<typename Value, typename MemorySpace, typename Exec, typename Keep>
+template<typename Value, typename MemorySpace, typename Exec>
 class BufferAccessOf final : public BufferAccess
 {
 public:
-    /**
-     * @brief The access to @p user, fenced on @p exec, keeping a copy of @p keep: the one copy
-     * of a kept view (Kokkos 3's views have no move constructor: a move is a copy, an atomic
-     * reference-count increment now and a decrement later).
-     */
-    BufferAccessOf(Value* user, const Exec& exec, const Keep& keep)
-        : user_(user), exec_(exec), keep_(keep)
-    {
-    }
+    /** @brief The access to @p user, fenced on @p exec. */
+    BufferAccessOf(Value* user, const Exec& exec) : user_(user), exec_(exec) {}
 
     void fence() const override
     {
@@ -184,19 +176,37 @@ private:
 
     Value* user_; /**< the user's values */
     Exec exec_;   /**< the instance that writes them */
-    Keep keep_;   /**< keeps the user's view alive (non-blocking calls) */
 };
 
 /**
- * @brief The type-erased description of @p count values of T at @p data in MemorySpace,
- * written by @p exec: whether to stage, and an access object (fence, staging copies, @p keep)
- * unless none is needed (host memory, not staged, no asynchronous execution space, nothing to
- * keep: the blocking host path allocates nothing).
+ * @brief A counted reference to @p view's memory, which keeps it alive as a copy of the view
+ * would, for less: one reference-count increment now and one decrement when it goes, where a
+ * copy held through a type-erased object also allocated that object and counted its own
+ * references. Reads the allocation's record through the view's tracker (`impl_track()`, Kokkos
+ * 3 and 4); an unmanaged view has none, and nothing is kept.
  */
-template<typename T, typename MemorySpace, typename ExecutionSpace, typename Keep = std::monostate>
-Buffer describeMemory(
-    T* data, std::size_t count, const ExecutionSpace& exec, Staging staging, const Keep& keep = {}
-)
+template<typename View>
+[[nodiscard]] KeptAllocation keepAllocation(const View& view)
+{
+    using Record = Kokkos::Impl::SharedAllocationRecord<void, void>;
+    Record* const record { view.impl_track().template get_record<void>() };
+    if (record == nullptr)
+    {
+        return {};
+    }
+    Record::increment(record);
+    return KeptAllocation(
+        record, [](void* kept) noexcept { Record::decrement(static_cast<Record*>(kept)); }
+    );
+}
+
+/**
+ * @brief The type-erased description of @p count values of T at @p data in MemorySpace,
+ * written by @p exec: whether to stage, and an access object (fence, staging copies) unless none
+ * is needed (host memory, not staged, no asynchronous execution space: no host path allocates).
+ */
+template<typename T, typename MemorySpace, typename ExecutionSpace>
+Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, Staging staging)
 {
     using Value = std::remove_const_t<T>;
     constexpr bool asynchronous =
@@ -210,12 +220,12 @@ Buffer describeMemory(
     buffer.count = count;
     buffer.present = true;
     buffer.stage = useStaging<MemorySpace>(staging);
-    if (buffer.stage || asynchronous || !std::is_same_v<Keep, std::monostate>)
+    if (buffer.stage || asynchronous)
     {
         // in blocks this thread reuses (a non-blocking call's access dies at its completion)
-        using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace, Keep>;
+        using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace>;
         buffer.access = std::allocate_shared<Access>(
-            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, keep
+            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec
         );
     }
     return buffer;
@@ -261,9 +271,9 @@ void requireContiguous(const V& view, const char* name, const std::source_locati
 
 /**
  * @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view.
- * A view is kept alive (a copy in Buffer::keepAlive) only when @p keepAlive is set: a
+ * A view is kept alive (Buffer::kept, keepAllocation) only when @p keepAlive is set: a
  * non-blocking call needs it until completion, a blocking call returns before the caller's view
- * can go, so it skips the copy (and its heap allocation).
+ * can go, so it skips the reference count.
  */
 template<typename B, typename ExecutionSpace>
 Buffer describe(
@@ -299,13 +309,14 @@ Buffer describe(
                 return options.exec;
             }
         }();
-        if (keepAlive) // the access object copies the view once (describeMemory)
+        Buffer described {
+            describeMemory<T, Space>(buffer.data(), buffer.size(), exec, options.staging)
+        };
+        if (keepAlive)
         {
-            return describeMemory<T, Space>(
-                buffer.data(), buffer.size(), exec, options.staging, buffer
-            );
+            described.kept = keepAllocation(buffer);
         }
-        return describeMemory<T, Space>(buffer.data(), buffer.size(), exec, options.staging);
+        return described;
     }
     else
     {

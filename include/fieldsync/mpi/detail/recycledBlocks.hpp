@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Small blocks a thread frees and allocates again: the access objects of non-blocking collectives
-// (doc/collectives.md, "Cost").
+// Small blocks a thread frees and allocates again: the access objects of staged and asynchronous
+// collectives (doc/collectives.md, "Cost").
 #pragma once
 
 #include <cstddef>
@@ -26,9 +26,9 @@ inline constexpr std::size_t recycledBlockBytes { 256 };
 void recycledFree(void* block, std::size_t bytes) noexcept;
 
 /**
- * @brief A standard allocator over recycledAllocate, for std::allocate_shared: a loop of
- * non-blocking collectives on views keeps its access objects (a view's keep-alive copy and its
- * control block) in the same few blocks instead of a malloc and a free each per call.
+ * @brief A standard allocator over recycledAllocate, for std::allocate_shared: a loop of staged
+ * (or asynchronous) collectives keeps its access objects and their control blocks in the same few
+ * blocks instead of a malloc and a free each per call.
  */
 template<typename T>
 struct RecyclingAllocator

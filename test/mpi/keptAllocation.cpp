@@ -54,6 +54,18 @@ TEST_CASE("kept allocation: the memory outlives every view of it while kept", "[
     kept.reset();
 }
 
+TEST_CASE("kept allocation: a subview keeps its parent's whole allocation", "[lifetime]")
+{
+    Kokkos::View<double**, Kokkos::HostSpace> parent("parent", 4, 3);
+    const auto row = Kokkos::subview(parent, 2, Kokkos::ALL());
+    REQUIRE(parent.use_count() == 2); // the parent and its subview
+    fd::KeptAllocation kept { fd::keepAllocation(row) };
+    CHECK(kept.holds());
+    CHECK(parent.use_count() == 3);
+    kept.reset();
+    CHECK(parent.use_count() == 2);
+}
+
 TEST_CASE("kept allocation: an unmanaged view has nothing to keep", "[lifetime]")
 {
     std::vector<double> values(5, 1.0);

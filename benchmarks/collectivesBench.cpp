@@ -16,6 +16,8 @@
 //       [--no-fused]
 //       [--profile OP --bytes N --calls N --form 0..3 (view, span, i-view, i-span)
 //        --side native|fieldsync] (one side only, for callgrind)
+//       [--profile batch --k K --calls N --form 0|2] (ReductionBatch of K mixed scalars: run(),
+//        or start() + wait(); for callgrind)
 #include "median.hpp"
 
 #include "fieldsync/mpi/collectives.hpp"
@@ -840,6 +842,31 @@ int bench(int argc, char** argv)
         return std::find(args.begin(), args.end(), flag) != args.end();
     };
     const std::string profile = option(args, "--profile", "");
+    if (profile == "batch")
+    {
+        // ReductionBatch of --k mixed scalars, run() (--form 0) or start() + wait() (--form 2)
+        const int k = std::stoi(option(args, "--k", "16"));
+        const bool blocking = option(args, "--form", "0") != "2";
+        const int calls = std::stoi(option(args, "--calls", "10000"));
+        Scalars s;
+        fillScalars(s, k, rank);
+        fm::ReductionBatch batch(MPI_COMM_WORLD);
+        addScalars(batch, s, k);
+        for (int i = 0; i < calls; ++i)
+        {
+            fillScalars(s, k, rank);
+            if (blocking)
+            {
+                batch.run();
+            }
+            else
+            {
+                batch.start();
+                batch.wait();
+            }
+        }
+        return checkScalars(s, k, size) ? 0 : 1;
+    }
     if (!profile.empty())
     {
         // one side of one operation, untimed, for valgrind --tool=callgrind

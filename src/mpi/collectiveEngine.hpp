@@ -9,6 +9,7 @@
 #include "requestState.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <exception>
@@ -238,6 +239,10 @@ public:
         );
         const bool send = side == Side::Send;
         const auto multiplicity = static_cast<std::int64_t>(call_.type.multiplicity);
+        if (side != Side::CheckOnly)
+        {
+            laidOut_[send ? 0 : 1] = true;
+        }
         std::int64_t total { 0 };
         int anyNegative { 0 };
         if (side != Side::CheckOnly)
@@ -344,10 +349,21 @@ public:
         );
     }
 
-    /** @p values for MPI: a pointer to the kept counts, or null when none were kept. */
-    [[nodiscard]] static const int* kept(const std::vector<int>& values)
+    /** The MPI counts of @p side that this call laid out (layout()), or null when it laid out
+     * none (a V operation off its root). */
+    [[nodiscard]] const int* keptCounts(Side side) const
     {
-        return values.empty() ? nullptr : values.data();
+        const bool send = side == Side::Send;
+        return laidOut_[send ? 0 : 1] ? (send ? state_.sendCounts : state_.recvCounts).data()
+                                      : nullptr;
+    }
+
+    /** The MPI displacements of @p side that this call laid out, or null (as keptCounts). */
+    [[nodiscard]] const int* keptDispls(Side side) const
+    {
+        const bool send = side == Side::Send;
+        return laidOut_[send ? 0 : 1] ? (send ? state_.sendDispls : state_.recvDispls).data()
+                                      : nullptr;
     }
 
 private:
@@ -373,8 +389,15 @@ private:
         fail(std::string("internal error: ") + what + " was reported bad but is not");
     }
 
-    /** @p v with one entry per rank; its capacity from a spare when it has too little. */
+    /** @p v with one entry per rank. A non-blocking call's spare state keeps its arrays' sizes:
+     * a loop of calls on one communicator resizes nothing (inline: a compare). */
     [[nodiscard]] int* sized(std::vector<int>& v) const
+    {
+        return v.size() == usize() ? v.data() : resized(v);
+    }
+
+    /** @p v resized to one entry per rank; its capacity from a spare when it has too little. */
+    [[gnu::noinline]] int* resized(std::vector<int>& v) const
     {
         if (v.capacity() < usize())
         {
@@ -394,6 +417,7 @@ private:
     mutable int rank_ { -1 }; /**< rank in the communicator, -1 until asked */
     mutable int size_ { -1 }; /**< ranks of the communicator, -1 until asked */
     bool agreed_ { false };
+    std::array<bool, 2> laidOut_ {}; /**< layout() wrote the send, the receive arrays */
 };
 
 /** @brief allReduce, reduce and reduceScatter (both forms); returns the MPI error code. */

@@ -126,8 +126,8 @@ Pointers gatherVOffRoot(Engine& e)
 int gatherV(Engine& e)
 {
     const Pointers p = e.inPlace() || e.isRoot() ? gatherVCounted(e) : gatherVOffRoot(e);
-    const int* rc = Engine::kept(e.state().recvCounts);
-    const int* rd = Engine::kept(e.state().recvDispls);
+    const int* rc = e.keptCounts(Side::Recv);
+    const int* rd = e.keptDispls(Side::Recv);
     const MPI_Datatype t = e.type();
     const int r = e.root();
     e.agreeWithPeers();

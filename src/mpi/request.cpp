@@ -49,10 +49,7 @@ void retireRequestState(std::unique_ptr<RequestState> state) noexcept
     state->where = {};
     state->outCount = 0;
     state->scheduled = false;
-    state->sendCounts.clear();
-    state->sendDispls.clear();
-    state->recvCounts.clear();
-    state->recvDispls.clear();
+    // the count arrays keep their sizes: the next V call on as many ranks writes them as they are
     spareState = std::move(state);
 }
 

@@ -66,7 +66,8 @@ struct RequestState
 
 /**
  * @brief Ends a completed (finished) operation's state: it becomes this thread's spare, with its
- * count arrays' capacity kept, so that a loop of non-blocking calls allocates no state.
+ * count arrays kept as they are (the next V call's layout writes them in place), so that a loop
+ * of non-blocking calls allocates no state and resizes nothing.
  */
 void retireRequestState(std::unique_ptr<RequestState> state) noexcept;
 

@@ -85,8 +85,8 @@ Pointers scatterVOffRoot(Engine& e)
 int scatterV(Engine& e)
 {
     const Pointers p = e.inPlace() || e.isRoot() ? scatterVCounted(e) : scatterVOffRoot(e);
-    const int* sc = Engine::kept(e.state().sendCounts);
-    const int* sd = Engine::kept(e.state().sendDispls);
+    const int* sc = e.keptCounts(Side::Send);
+    const int* sd = e.keptDispls(Side::Send);
     const MPI_Datatype t = e.type();
     const int r = e.root();
     e.agreeWithPeers();

@@ -224,3 +224,63 @@ TEST_CASE("spans and const inputs", "[collectives][span]")
     fm::allReduce(view, out, fm::ReduceOp::Max, MPI_COMM_WORLD);
     CHECK(out == input);
 }
+
+TEST_CASE(
+    "non-blocking V calls in a row on communicators of different sizes, on and off the root",
+    "[collectives][vector][v]"
+)
+{
+    // the thread's spare call state keeps its count arrays from call to call: each call must
+    // lay out its own (as many entries as its communicator has ranks), and a rank off the root
+    // must give MPI none of the last call's
+    int me { 0 };
+    int size { 1 };
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm half { MPI_COMM_NULL };
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+    for (int round = 0; round < 3; ++round)
+    {
+        for (const MPI_Comm comm : { MPI_COMM_WORLD, half })
+        {
+            int r { 0 };
+            int p { 1 };
+            MPI_Comm_rank(comm, &r);
+            MPI_Comm_size(comm, &p);
+            // rank q sends q + 1 values q * 10 + k + round
+            std::vector<int> counts(static_cast<std::size_t>(p));
+            for (int q = 0; q < p; ++q)
+            {
+                counts[static_cast<std::size_t>(q)] = q + 1;
+            }
+            std::vector<double> mine(static_cast<std::size_t>(r + 1));
+            for (int k = 0; k <= r; ++k)
+            {
+                mine[static_cast<std::size_t>(k)] = r * 10.0 + k + round;
+            }
+            const auto total = static_cast<std::size_t>(p * (p + 1) / 2);
+            std::vector<double> all(total, -1.0);
+            fm::iAllGatherV(mine, all, counts, comm).wait();
+            const int root { round % p };
+            std::vector<double> atRoot(r == root ? total : 0, -1.0);
+            // off the root the counts are optional: none given
+            auto gathered = r == root ? fm::iGatherV(mine, atRoot, counts, root, comm)
+                                      : fm::iGatherV(mine, atRoot, {}, root, comm);
+            gathered.wait();
+            std::size_t at { 0 };
+            for (int q = 0; q < p; ++q)
+            {
+                for (int k = 0; k <= q; ++k, ++at)
+                {
+                    const double expected { q * 10.0 + k + round };
+                    CHECK(all[at] == expected);
+                    if (r == root)
+                    {
+                        CHECK(atRoot[at] == expected);
+                    }
+                }
+            }
+        }
+    }
+    MPI_Comm_free(&half);
+}

@@ -9,11 +9,13 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
+#include <array>
 #include <atomic>
 #include <climits>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace fieldsync::mpi::detail
 {
@@ -346,6 +348,34 @@ int checkAndDispatch(Engine& e)
     }
 }
 
+/**
+ * This thread's count and displacement arrays of blocking calls, kept with their sizes from one
+ * call to the next: a loop of V calls on one communicator resizes nothing (Engine::sized).
+ */
+thread_local std::array<std::vector<int>, 4> blockingArrays;
+
+/** Lends a blocking call's state this thread's arrays for the length of the call (given back
+ * on every way out, an exception included). */
+class BlockingCounts
+{
+public:
+    explicit BlockingCounts(RequestState& state) noexcept : state_(state) { swapArrays(); }
+    ~BlockingCounts() { swapArrays(); }
+    BlockingCounts(const BlockingCounts&) = delete;
+    BlockingCounts& operator=(const BlockingCounts&) = delete;
+
+private:
+    void swapArrays() noexcept
+    {
+        blockingArrays[0].swap(state_.sendCounts);
+        blockingArrays[1].swap(state_.sendDispls);
+        blockingArrays[2].swap(state_.recvCounts);
+        blockingArrays[3].swap(state_.recvDispls);
+    }
+
+    RequestState& state_;
+};
+
 } // namespace
 
 Request run(Call& call)
@@ -364,6 +394,7 @@ Request run(Call& call)
         RequestState state;
         state.name = call.name;
         state.where = call.where;
+        const BlockingCounts counts(state);
         Engine e(call, state);
         fenceBuffers(call);
         const int rc = checkAndDispatch(e);
@@ -371,11 +402,6 @@ Request run(Call& call)
         if (state.copyBack)
         {
             state.finish();
-        }
-        for (std::vector<int>* kept :
-             { &state.sendCounts, &state.sendDispls, &state.recvCounts, &state.recvDispls })
-        {
-            spareInts.giveBack(std::move(*kept));
         }
         return Request {};
     }

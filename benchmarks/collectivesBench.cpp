@@ -643,6 +643,25 @@ void addScalars(fm::ReductionBatch& batch, Scalars& s, int k)
     }
 }
 
+/** @p calls runs of @p batch over @p s (run(), or start() + wait() unless @p blocking); sums
+ * grow with each call, so every call starts from rank @p rank's values. */
+void runBatch(fm::ReductionBatch& batch, Scalars& s, int k, int rank, int calls, bool blocking)
+{
+    for (int i = 0; i < calls; ++i)
+    {
+        fillScalars(s, k, rank);
+        if (blocking)
+        {
+            batch.run();
+        }
+        else
+        {
+            batch.start();
+            batch.wait();
+        }
+    }
+}
+
 /** Whether @p s holds the reduced values of k entries over @p p ranks (closed forms). */
 bool checkScalars(const Scalars& s, int k, int p)
 {
@@ -720,22 +739,9 @@ std::vector<FusedRow> fused(int rank, int size, int reps)
                 MPI_Wait(&r, MPI_STATUS_IGNORE);
             }
         };
-        // sums grow with each call, so every call of every side starts from the rank's values
         const auto batchCalls = [&](bool blocking)
         {
-            for (int i = 0; i < calls; ++i)
-            {
-                fillScalars(s, k, rank);
-                if (blocking)
-                {
-                    batch.run();
-                }
-                else
-                {
-                    batch.start();
-                    batch.wait();
-                }
-            }
+            runBatch(batch, s, k, rank, calls, blocking);
         };
         const auto separateCalls = [&]
         {
@@ -852,19 +858,7 @@ int bench(int argc, char** argv)
         fillScalars(s, k, rank);
         fm::ReductionBatch batch(MPI_COMM_WORLD);
         addScalars(batch, s, k);
-        for (int i = 0; i < calls; ++i)
-        {
-            fillScalars(s, k, rank);
-            if (blocking)
-            {
-                batch.run();
-            }
-            else
-            {
-                batch.start();
-                batch.wait();
-            }
-        }
+        runBatch(batch, s, k, rank, calls, blocking);
         return checkScalars(s, k, size) ? 0 : 1;
     }
     if (!profile.empty())

@@ -27,51 +27,6 @@ inline std::string str(std::size_t value)
     return std::to_string(value);
 }
 
-/**
- * @brief This thread's spare vectors (emptied, capacity kept): a blocking V operation's count
- * arrays come from them and go back to them, so that a loop of V calls on one communicator
- * allocates nothing after its first call (callgrind: six malloc/free pairs per allToAllV were
- * about 750 instructions). A non-blocking call keeps its arrays in its state, which a spare
- * state keeps with their capacity.
- */
-template<typename T>
-struct SpareVectors
-{
-    std::vector<std::vector<T>> pool; /**< at most 8 */
-
-    /** An empty vector, with capacity when one was given back. */
-    std::vector<T> take()
-    {
-        if (pool.empty())
-        {
-            return {};
-        }
-        std::vector<T> v = std::move(pool.back());
-        pool.pop_back();
-        return v;
-    }
-
-    /** Keeps @p v's capacity for a later take(). */
-    void giveBack(std::vector<T>&& v) noexcept
-    {
-        if (v.capacity() == 0 || pool.size() >= 8)
-        {
-            return;
-        }
-        v.clear();
-        try
-        {
-            pool.push_back(std::move(v));
-        }
-        catch (...) // an allocation of the pool itself failed: v is freed instead
-        {
-        }
-    }
-};
-
-/** @brief This thread's spare int vectors (counts, displacements). */
-inline thread_local SpareVectors<int> spareInts;
-
 /** @brief Which of the call state's count arrays a layout fills. */
 enum class Side
 {
@@ -389,25 +344,17 @@ private:
         fail(std::string("internal error: ") + what + " was reported bad but is not");
     }
 
-    /** @p v with one entry per rank. A non-blocking call's spare state keeps its arrays' sizes:
-     * a loop of calls on one communicator resizes nothing (inline: a compare). */
+    /** @p v with one entry per rank. A call's arrays keep their sizes from call to call (a
+     * blocking call borrows this thread's, a non-blocking call's spare state keeps its own): a
+     * loop of calls on one communicator resizes and allocates nothing (inline: a compare). */
     [[nodiscard]] int* sized(std::vector<int>& v) const
     {
         return v.size() == usize() ? v.data() : resized(v);
     }
 
-    /** @p v resized to one entry per rank; its capacity from a spare when it has too little. */
+    /** @p v resized to one entry per rank (a communicator of another size than the last). */
     [[gnu::noinline]] int* resized(std::vector<int>& v) const
     {
-        if (v.capacity() < usize())
-        {
-            std::vector<int> spare = spareInts.take();
-            if (spare.capacity() > v.capacity())
-            {
-                v.swap(spare);
-            }
-            spareInts.giveBack(std::move(spare));
-        }
         v.resize(usize());
         return v.data();
     }

@@ -192,34 +192,28 @@ public:
                        " entries, expected one per rank (" + std::to_string(size()) + ")";
             }
         );
-        const bool send = side == Side::Send;
         const auto multiplicity = static_cast<std::int64_t>(call_.type.multiplicity);
+        int* mpiCounts { nullptr };
+        int* mpiDispls { nullptr };
         if (side != Side::CheckOnly)
         {
+            const bool send = side == Side::Send;
             laidOut_[send ? 0 : 1] = true;
+            mpiCounts = sized(countsOf(send));
+            mpiDispls = sized(displsOf(send));
         }
         std::int64_t total { 0 };
         int anyNegative { 0 };
-        if (side != Side::CheckOnly)
+        for (std::size_t r = 0; r < ranks; ++r)
         {
-            int* mpiCounts { sized(send ? state_.sendCounts : state_.recvCounts) };
-            int* mpiDispls { sized(send ? state_.sendDispls : state_.recvDispls) };
-            for (std::size_t r = 0; r < ranks; ++r)
+            if (mpiCounts != nullptr) // the same every rank: predicted
             {
                 // out of int range only when the checks below fail, before MPI sees them
                 mpiDispls[r] = static_cast<int>(total * multiplicity);
                 mpiCounts[r] = static_cast<int>(std::int64_t { counts[r] } * multiplicity);
-                anyNegative |= counts[r];
-                total += counts[r];
             }
-        }
-        else
-        {
-            for (std::size_t r = 0; r < ranks; ++r)
-            {
-                anyNegative |= counts[r];
-                total += counts[r];
-            }
+            anyNegative |= counts[r];
+            total += counts[r];
         }
         // the sum of non-negative ints stays far from the int64 limit; the largest element
         // count MPI is given is the total's (a displacement or a count is never larger)
@@ -309,19 +303,29 @@ public:
     [[nodiscard]] const int* keptCounts(Side side) const
     {
         const bool send = side == Side::Send;
-        return laidOut_[send ? 0 : 1] ? (send ? state_.sendCounts : state_.recvCounts).data()
-                                      : nullptr;
+        return laidOut_[send ? 0 : 1] ? countsOf(send).data() : nullptr;
     }
 
     /** The MPI displacements of @p side that this call laid out, or null (as keptCounts). */
     [[nodiscard]] const int* keptDispls(Side side) const
     {
         const bool send = side == Side::Send;
-        return laidOut_[send ? 0 : 1] ? (send ? state_.sendDispls : state_.recvDispls).data()
-                                      : nullptr;
+        return laidOut_[send ? 0 : 1] ? displsOf(send).data() : nullptr;
     }
 
 private:
+    /** The state's counts of the send (@p send) or the receive side. */
+    [[nodiscard]] std::vector<int>& countsOf(bool send) const
+    {
+        return send ? state_.sendCounts : state_.recvCounts;
+    }
+
+    /** The state's displacements of the send (@p send) or the receive side. */
+    [[nodiscard]] std::vector<int>& displsOf(bool send) const
+    {
+        return send ? state_.sendDispls : state_.recvDispls;
+    }
+
     /** Fails naming the first entry of @p counts that is negative, or the first count or
      * displacement MPI cannot take (found by layout()). */
     [[noreturn]] void reportBadCounts(std::span<const int> counts, const char* what) const

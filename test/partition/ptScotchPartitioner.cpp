@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// PtScotchPartitioner on 1..4 ranks: block-distributed graphs (the input a parallel generator
-// gives) are partitioned so that every cell is owned exactly once (global counts and id sets
-// checked after moving the cells to their parts), the parts are balanced, the cut is far below
-// that of a scattered partition, and the halo built from the moved
+// PtScotchPartitioner on any number of ranks: block-distributed graphs (the input a parallel
+// generator gives) are partitioned so that every cell is owned exactly once (global counts and id
+// sets checked after moving the cells to their parts), the parts are balanced, the cut is far
+// below that of a scattered partition, and the halo built from the moved
 // cells delivers the known function of each ghost's global id. Bad input is an Error everywhere.
 #include "fieldsync_test/catch.hpp"
 
@@ -19,6 +19,7 @@
 #include "testGraphs.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -115,7 +116,30 @@ edgeCut(const mpi::MPIEnvironment& env, const CellGraph& rows, const std::vector
     return cut / 2;
 }
 
-void checkPartition(const CellGraph& whole)
+/**
+ * @brief A part of each row spread by a hash of its id: about (1 - 1/p) of the edges of any graph
+ * are cut, whatever the graph's numbering (cell id mod p would follow a grid's rows: when p
+ * divides a grid's width it is a partition into slabs, with a low cut).
+ */
+std::vector<int> scattered(const CellGraph& rows, int p)
+{
+    std::vector<int> parts(rows.nCells());
+    for (std::size_t i { 0 }; i < rows.nCells(); ++i)
+    {
+        auto z = static_cast<std::uint64_t>(rows.globalId(i)) + 0x9E3779B97F4A7C15ULL;
+        z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+        z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
+        parts[i] = static_cast<int>((z ^ (z >> 31U)) % static_cast<std::uint64_t>(p));
+    }
+    return parts;
+}
+
+/**
+ * @brief Partitions @p whole on every rank and checks the result; the cut must be below
+ * @p fraction of a scattered partition's (a mesh is cut far less; a random graph has no good
+ * cut on many parts: PT-Scotch cuts 40% to 57% of the scattered cut on 2 to 16 ranks).
+ */
+void checkPartition(const CellGraph& whole, double fraction)
 {
     const mpi::MPIEnvironment env;
     const int p { env.sizeRank() };
@@ -151,17 +175,16 @@ void checkPartition(const CellGraph& whole)
     const auto n = static_cast<std::int64_t>(whole.nCells());
     REQUIRE(count == n);
     REQUIRE(idSum == n * (n - 1) / 2);
-    // balanced (PT-Scotch's tolerance is 5%; allow one cell of rounding)
-    REQUIRE(static_cast<double>(largest) <= 1.05 * static_cast<double>(n) / p + 1.0);
-    // the cut is far below that of a scattered (cyclic) partition
-    std::vector<int> cyclic(rows.nCells());
-    for (std::size_t i { 0 }; i < rows.nCells(); ++i)
-    {
-        cyclic[i] = static_cast<int>(rows.globalId(i) % p);
-    }
+    // balanced: PT-Scotch's tolerance is 5%, which its default strategy may pass by a few cells
+    // on a small graph (seen: 2 cells, 177 against 175 for 1,000 cells on 6 parts)
+    REQUIRE(static_cast<double>(largest) <= 1.05 * static_cast<double>(n) / p + 3.0);
+    // the cut is far below that of a scattered partition
     if (p > 1)
     {
-        REQUIRE(2 * edgeCut(env, rows, parts) < edgeCut(env, rows, cyclic));
+        const auto cut = static_cast<double>(edgeCut(env, rows, parts));
+        const auto spread = static_cast<double>(edgeCut(env, rows, scattered(rows, p)));
+        INFO("cut " << cut << ", scattered " << spread << ", on " << p << " parts");
+        REQUIRE(cut < fraction * spread);
     }
 
     // the moved cells give a halo that delivers the known function of each ghost's id
@@ -233,15 +256,15 @@ TEST_CASE("PtScotchPartitioner: every cell owned once, balanced, low cut, halo d
 {
     SECTION("3-D grid")
     {
-        checkPartition(test::grid(12, 10, 3));
+        checkPartition(test::grid(12, 10, 3), 0.5);
     }
     SECTION("2-D grid")
     {
-        checkPartition(test::grid(40, 25));
+        checkPartition(test::grid(40, 25), 0.5);
     }
     SECTION("random graph")
     {
-        checkPartition(test::randomGraph(500, 1500, 3));
+        checkPartition(test::randomGraph(500, 1500, 3), 0.75);
     }
 }
 

@@ -34,7 +34,8 @@ class PtScotchPartitioner
 public:
     /**
      * @brief A partitioner allowing @p imbalance (0.05: parts up to 5% above the mean) with
-     * PT-Scotch's default strategy for that tolerance.
+     * PT-Scotch's default strategy for that tolerance. The strategy keeps to the tolerance on
+     * meshes of some size; on a small graph a part may pass it by a few cells.
      */
     explicit PtScotchPartitioner(double imbalance = 0.05) : imbalance_(imbalance) {}
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
+#include "fieldsync_test/mix.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -24,15 +25,6 @@ enum class Shape
     AllToAll, /**< ghosts from every rank, itself included */
     Random    /**< each pair with probability 1/2, random sizes including empty */
 };
-
-/** @brief splitmix64: portable, the same on every rank and standard library. */
-inline std::uint64_t mix(std::uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 /** @brief Owned cells of rank @p r. */
 inline int ownedCount(int r)

@@ -16,6 +16,7 @@
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 #include "fieldsync/partition/ptScotchPartitioner.hpp"
+#include "fieldsync_test/mix.hpp"
 #include "testGraphs.hpp"
 
 #include <algorithm>
@@ -126,10 +127,9 @@ std::vector<int> scattered(const CellGraph& rows, int p)
     std::vector<int> parts(rows.nCells());
     for (std::size_t i { 0 }; i < rows.nCells(); ++i)
     {
-        auto z = static_cast<std::uint64_t>(rows.globalId(i)) + 0x9E3779B97F4A7C15ULL;
-        z = (z ^ (z >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27U)) * 0x94D049BB133111EBULL;
-        parts[i] = static_cast<int>((z ^ (z >> 31U)) % static_cast<std::uint64_t>(p));
+        parts[i] = static_cast<int>(
+            test::mix(static_cast<std::uint64_t>(rows.globalId(i))) % static_cast<std::uint64_t>(p)
+        );
     }
     return parts;
 }

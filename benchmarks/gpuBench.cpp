@@ -14,6 +14,7 @@
 // summary, writes JSON (--json PATH).
 //
 //   mpiexec -n 2 build/cuda/benchmarks/gpu_bench [--json gpu_bench.json] [--quick]
+//       [--only kernels,staging,collectives]
 #include "median.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
@@ -58,6 +59,7 @@ constexpr std::size_t MiB { 1024 * kiB };
 struct Settings
 {
     bool quick { false };
+    std::string only; // --only: the parts to run (kernels,staging,collectives), all when empty
     int rounds { 11 };
     std::string jsonPath { "gpu_bench.json" };
     int me { 0 };
@@ -119,7 +121,10 @@ struct KernelRow
     std::int64_t edge; // the block's owned cells per dimension
     double copy, pack, unpack;
     double packRuns, unpackRuns; // the same lists packed by runs (halo::IndexRuns), as commit does
-    double meanRun;              // mean run length of the send lists (cells)
+    // a rank-1 field (1 component): the gather with one cell per thread, the kernel before
+    // halo::cellsPerThread, beside the library's (0 for more components)
+    double packOne, unpackOne;
+    double meanRun; // mean run length of the send lists (cells)
 };
 
 // this rank's n^3 block on a periodic 1 x 1 x 1 grid of its own: 26 neighbour offsets (faces,
@@ -188,9 +193,10 @@ KernelRow measureKernels(
     Kokkos::deep_copy(source, 2.0);
     const std::size_t bytes = values * sizeof(double);
     const int iterations = iterationsFor(bytes, s.quick ? 32 * MiB : 512 * MiB);
-    std::array<std::vector<double>, 5> t;
+    constexpr bool rankOne = Field::rank == 1;
+    std::array<std::vector<double>, 7> t;
     interleave(
-        5,
+        rankOne ? 7 : 5,
         s.rounds,
         [&](int column)
         {
@@ -217,6 +223,38 @@ KernelRow measureKernels(
                         );
                     }
                 ));
+            }
+            else if (column == 5)
+            {
+                if constexpr (rankOne)
+                {
+                    t[5].push_back(timeBatch(
+                        iterations,
+                        [&] { fh::packCells<1>(field, packed, sendIdx, 0, cells, 1, 0, Exec()); }
+                    ));
+                }
+            }
+            else if (column == 6)
+            {
+                if constexpr (rankOne)
+                {
+                    t[6].push_back(timeBatch(
+                        iterations,
+                        [&] {
+                            fh::unpackCells<1>(
+                                field,
+                                packed,
+                                receiveIdx,
+                                0,
+                                cells,
+                                1,
+                                0,
+                                fh::ReverseOp::Replace,
+                                Exec()
+                            );
+                        }
+                    ));
+                }
             }
             else if (column == 3)
             {
@@ -251,8 +289,13 @@ KernelRow measureKernels(
             }
         }
     );
-    return { components,   bytes,        block.extent(0), median(t[0]), median(t[1]),
-             median(t[2]), median(t[3]), median(t[4]),    meanRun };
+    const auto medianOr0 = [](const std::vector<double>& v)
+    {
+        return v.empty() ? 0.0 : median(v);
+    };
+    return { components,      bytes,           block.extent(0), median(t[0]),
+             median(t[1]),    median(t[2]),    median(t[3]),    median(t[4]),
+             medianOr0(t[5]), medianOr0(t[6]), meanRun };
 }
 
 std::vector<KernelRow> kernelRows(const Settings& s)
@@ -396,6 +439,10 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
         {
             fm::setStagingMemory(stagingMemories[static_cast<std::size_t>(m)]);
             auto& comm = comms[static_cast<std::size_t>(m)];
+            // a region for a Kokkos tool (tools/gpu/kokkosTimer.cpp) to scope its timings to
+            const std::string region =
+                "gpu_bench::library " + std::to_string(bytes) + (m == 0 ? " pinned" : " pageable");
+            Kokkos::Profiling::pushRegion(region);
             t[static_cast<std::size_t>(m)].push_back(timeBatch(
                 iterations,
                 [&]
@@ -404,6 +451,7 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
                     comm.finaliseComm(field, key);
                 }
             ));
+            Kokkos::Profiling::popRegion();
         }
     );
     fm::setStagingMemory(before);
@@ -433,10 +481,15 @@ std::vector<StagingRow> stagingRows(const Settings& s)
             s.rounds,
             [&](int column)
             {
+                Kokkos::Profiling::pushRegion(
+                    "gpu_bench::by hand " + std::to_string(bytes) +
+                    (column == 0 ? " pinned" : " pageable")
+                );
                 t[static_cast<std::size_t>(column)].push_back(
                     column == 0 ? stagedExchange(device, pinned, partner, iterations)
                                 : stagedExchange(device, pageable, partner, iterations)
                 );
+                Kokkos::Profiling::popRegion();
             }
         );
         StagingRow row { bytes, {}, libraryExchanges(bytes, partner, iterations, s) };
@@ -471,6 +524,9 @@ struct CollectiveRow
     Collective op;
     std::size_t bytes; // per rank
     double device, host;
+    double copies;    // the floor of a staged call: one copy into pinned memory and one back, each
+                      // enqueued on the instance and fenced, no MPI
+    double rawCopies; // the same with cudaMemcpyAsync and cudaStreamSynchronize (CUDA), else 0
 };
 
 template<typename Space>
@@ -484,6 +540,23 @@ struct CollectiveViews
         Kokkos::deep_copy(send, 1.0);
     }
 };
+
+// the copies of a staged call written against CUDA itself: one cudaMemcpyAsync to pinned memory on
+// the default instance's stream and one back, each followed by cudaStreamSynchronize
+#ifdef KOKKOS_ENABLE_CUDA
+constexpr bool rawCopiesColumn { true };
+void rawCopies(void* pinned, const void* from, void* to, std::size_t bytes)
+{
+    const cudaStream_t stream = Exec().cuda_stream();
+    cudaMemcpyAsync(pinned, from, bytes, cudaMemcpyDeviceToHost, stream);
+    cudaStreamSynchronize(stream);
+    cudaMemcpyAsync(to, pinned, bytes, cudaMemcpyHostToDevice, stream);
+    cudaStreamSynchronize(stream);
+}
+#else
+constexpr bool rawCopiesColumn { false };
+void rawCopies(void*, const void*, void*, std::size_t) {}
+#endif
 
 template<typename Space>
 void runCollective(Collective op, const CollectiveViews<Space>& v)
@@ -517,20 +590,39 @@ std::vector<CollectiveRow> collectiveRows(const Settings& s)
             const std::size_t count = bytes / sizeof(double);
             const CollectiveViews<DeviceSpace> device(count, s.size);
             const CollectiveViews<Kokkos::HostSpace> host(count, s.size);
+            const Kokkos::View<double*, PinnedSpace> pinned("gpu_bench::pinned", count);
             const int iterations = iterationsFor(bytes + 64 * kiB, s.quick ? 8 * MiB : 64 * MiB);
-            std::array<std::vector<double>, 2> t;
+            std::array<std::vector<double>, 4> t;
             interleave(
-                2,
+                rawCopiesColumn ? 4 : 3,
                 s.rounds,
                 [&](int column)
                 {
+                    const auto copies = [&]
+                    {
+                        Kokkos::deep_copy(Exec(), pinned, device.send);
+                        Exec().fence();
+                        Kokkos::deep_copy(Exec(), device.sum, pinned);
+                        Exec().fence();
+                    };
+                    const auto raw = [&]
+                    {
+                        rawCopies(pinned.data(), device.send.data(), device.sum.data(), bytes);
+                    };
                     t[static_cast<std::size_t>(column)].push_back(
-                        column == 0 ? timeBatch(iterations, [&] { runCollective(op, device); })
-                                    : timeBatch(iterations, [&] { runCollective(op, host); })
+                        column == 0   ? timeBatch(iterations, [&] { runCollective(op, device); })
+                        : column == 1 ? timeBatch(iterations, [&] { runCollective(op, host); })
+                        : column == 2 ? timeBatch(iterations, copies)
+                                      : timeBatch(iterations, raw)
                     );
                 }
             );
-            rows.push_back({ op, bytes, median(t[0]), median(t[1]) });
+            rows.push_back({ op,
+                             bytes,
+                             median(t[0]),
+                             median(t[1]),
+                             median(t[2]),
+                             t[3].empty() ? 0.0 : median(t[3]) });
         }
     }
     return rows;
@@ -587,9 +679,12 @@ void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
         "the same bytes, device to device\n   pattern: the 26-neighbour halo of an n^3 block, %d "
         "ghost layers, LayoutRight (StructuredBlock); %d rank(s) at once\n   GB/s = (values "
         "read + values written) / time = 2 x packed bytes / time (index reads not counted)\n"
-        "%5s %10s %6s %10s %10s %9s %11s %11s %8s %9s %11s\n",
+        "   1/thread: the rank-1 gather with one cell per thread (the kernel before %d per "
+        "thread), as a share of the copy\n"
+        "%5s %10s %6s %10s %10s %9s %11s %11s %8s %9s %11s %11s %13s\n",
         haloWidth,
         s.size,
+        fh::cellsPerThread,
         "comps",
         "packed MiB",
         "n",
@@ -600,12 +695,14 @@ void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
         "unpack/copy",
         "mean run",
         "runs pack",
-        "runs unpack"
+        "runs unpack",
+        "1/thr pack",
+        "1/thr unpack"
     );
     for (const KernelRow& r : rows)
     {
         std::printf(
-            "%5d %10.2f %6lld %10.1f %10.1f %9.3f %11.1f %11.3f %8.1f %9.3f %11.3f\n",
+            "%5d %10.2f %6lld %10.1f %10.1f %9.3f %11.1f %11.3f %8.1f %9.3f %11.3f %11.3f %13.3f\n",
             r.components,
             static_cast<double>(r.bytes) / static_cast<double>(MiB),
             static_cast<long long>(r.edge),
@@ -616,7 +713,9 @@ void printKernels(const std::vector<KernelRow>& rows, const Settings& s)
             r.copy / r.unpack,
             r.meanRun,
             r.copy / r.packRuns,
-            r.copy / r.unpackRuns
+            r.copy / r.unpackRuns,
+            r.packOne > 0.0 ? r.copy / r.packOne : 0.0,
+            r.unpackOne > 0.0 ? r.copy / r.unpackOne : 0.0
         );
     }
 }
@@ -672,22 +771,31 @@ void printCollectives(const std::vector<CollectiveRow>& rows)
 {
     std::printf(
         "\n3. collectives on device views against the same call on host views, us per call\n"
-        "%10s %9s %10s %10s %11s\n",
+        "   copies: a copy to pinned memory and one back, each enqueued and fenced, no MPI (the "
+        "floor of a staged call)\n"
+        "   raw: the same two copies with cudaMemcpyAsync and cudaStreamSynchronize (CUDA builds)\n"
+        "%10s %9s %10s %10s %11s %10s %8s %15s\n",
         "op",
         "bytes",
         "device us",
         "host us",
-        "device/host"
+        "device/host",
+        "copies us",
+        "raw us",
+        "device-host us"
     );
     for (const CollectiveRow& r : rows)
     {
         std::printf(
-            "%10s %9zu %10.2f %10.2f %11.3f\n",
+            "%10s %9zu %10.2f %10.2f %11.3f %10.2f %8.2f %15.2f\n",
             collectiveNames[static_cast<std::size_t>(r.op)],
             r.bytes,
             us(r.device),
             us(r.host),
-            r.device / r.host
+            r.device / r.host,
+            us(r.copies),
+            us(r.rawCopies),
+            us(r.device - r.host)
         );
     }
 }
@@ -825,7 +933,9 @@ void writeJson(
              << ", \"runs_pack_s\": " << number(r.packRuns)
              << ", \"runs_unpack_s\": " << number(r.unpackRuns)
              << ", \"runs_pack_over_copy_bandwidth\": " << number(r.copy / r.packRuns)
-             << ", \"runs_unpack_over_copy_bandwidth\": " << number(r.copy / r.unpackRuns) << "}"
+             << ", \"runs_unpack_over_copy_bandwidth\": " << number(r.copy / r.unpackRuns)
+             << ", \"one_per_thread_pack_s\": " << number(r.packOne)
+             << ", \"one_per_thread_unpack_s\": " << number(r.unpackOne) << "}"
              << (i + 1 < kernels.size() ? "," : "") << "\n";
     }
     json << "  ],\n  \"staging\": [\n";
@@ -852,7 +962,9 @@ void writeJson(
         json << "    {\"op\": \"" << collectiveNames[static_cast<std::size_t>(r.op)]
              << "\", \"bytes\": " << r.bytes << ", \"device_s\": " << number(r.device)
              << ", \"host_s\": " << number(r.host)
-             << ", \"device_over_host\": " << number(r.device / r.host) << "}"
+             << ", \"device_over_host\": " << number(r.device / r.host)
+             << ", \"copies_s\": " << number(r.copies)
+             << ", \"raw_copies_s\": " << number(r.rawCopies) << "}"
              << (i + 1 < collectives.size() ? "," : "") << "\n";
     }
     json << "  ]\n}\n";
@@ -874,14 +986,25 @@ int main(int argc, char** argv)
         {
             s.quick = true;
         }
+        else if (arg == "--only" && i + 1 < argc)
+        {
+            s.only = argv[++i];
+        }
     }
     const fm::MPIEnvironment world;
     s.me = world.rank();
     s.size = world.sizeRank();
     s.rounds = s.quick ? 5 : 11;
-    const std::vector<KernelRow> kernels = kernelRows(s);
-    const std::vector<StagingRow> staging = stagingRows(s);
-    const std::vector<CollectiveRow> collectives = collectiveRows(s);
+    const auto part = [&](const char* name)
+    {
+        return s.only.empty() || s.only.find(name) != std::string::npos;
+    };
+    const std::vector<KernelRow> kernels =
+        part("kernels") ? kernelRows(s) : std::vector<KernelRow> {};
+    const std::vector<StagingRow> staging =
+        part("staging") ? stagingRows(s) : std::vector<StagingRow> {};
+    const std::vector<CollectiveRow> collectives =
+        part("collectives") ? collectiveRows(s) : std::vector<CollectiveRow> {};
     if (s.me == 0)
     {
         printKernels(kernels, s);

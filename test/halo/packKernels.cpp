@@ -501,3 +501,73 @@ TEMPLATE_LIST_TEST_CASE(
         );
     }
 }
+
+namespace
+{
+/**
+ * @brief Packs list positions [begin, end) of a rank-1 truth field with packCells<K> into a
+ * buffer of stride 2 at offset 1, then unpacks them with unpackCells<K> into a field holding
+ * @p base everywhere, combined by @p op; returns the wrong values seen (0 when right): packed
+ * values and unpacked cells must hold the truth (plus @p base for Sum), and nothing else may
+ * change.
+ */
+template<int K, typename Space>
+int wrongAfterCells(std::size_t begin, std::size_t end, ReverseOp op, double base)
+{
+    using Device = fieldsync_test::DeviceFor<Space>;
+    using Exec = typename Device::execution_space;
+    using View = Kokkos::View<double*, Device>;
+    const Lists lists;
+    const auto idx = toSpace<LocalIndex, Space>(lists.indices);
+    const View field = truthField<View>(1);
+    const std::size_t n = lists.indices.size();
+    View buffer("buffer", 2 * n);
+    Kokkos::deep_copy(buffer, poison);
+    fieldsync::halo::packCells<K>(field, buffer, idx, begin, end, 2, 1, Exec());
+    View target("target", cells);
+    Kokkos::deep_copy(target, base);
+    fieldsync::halo::unpackCells<K>(target, buffer, idx, begin, end, 2, 1, op, Exec());
+    Kokkos::fence();
+    const auto packed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buffer);
+    const auto unpacked = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), target);
+    int wrong { 0 };
+    std::vector<bool> listed(cells, false);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const bool inside = i >= begin && i < end;
+        const auto cell = static_cast<std::size_t>(lists.indices[i]);
+        listed[cell] = listed[cell] || inside;
+        wrong += packed(2 * i) == poison ? 0 : 1;
+        wrong +=
+            packed(2 * i + 1) == (inside ? valueOf(globalOf(lists.indices[i]), 0) : poison) ? 0 : 1;
+    }
+    for (std::size_t c = 0; c < cells; ++c)
+    {
+        const double truth { valueOf(globalOf(static_cast<std::int64_t>(c)), 0) };
+        const double expected { !listed[c]                 ? base
+                                : op == ReverseOp::Replace ? truth
+                                                           : base + truth };
+        wrong += unpacked(c) == expected ? 0 : 1;
+    }
+    return wrong;
+}
+} // namespace
+
+TEMPLATE_LIST_TEST_CASE(
+    "packCells and unpackCells move the truth with several cells per thread",
+    "[halo][packKernels]",
+    fieldsync_test::MemorySpaces
+)
+{
+    using Space = TestType;
+    // every position, and a range whose length no K divides (repeated cells: Replace only)
+    CHECK(wrongAfterCells<1, Space>(0, 52, ReverseOp::Replace, poison) == 0);
+    CHECK(wrongAfterCells<3, Space>(0, 52, ReverseOp::Replace, poison) == 0);
+    CHECK(wrongAfterCells<4, Space>(3, 50, ReverseOp::Replace, poison) == 0);
+    CHECK(
+        wrongAfterCells<fieldsync::halo::cellsPerThread, Space>(1, 2, ReverseOp::Replace, 0.0) == 0
+    );
+    // the long run alone (cells 30 to 63, each once): Sum adds to what the cell held
+    CHECK(wrongAfterCells<4, Space>(18, 52, ReverseOp::Sum, 1.0) == 0);
+    CHECK(wrongAfterCells<3, Space>(19, 51, ReverseOp::Sum, 1.0) == 0);
+}

@@ -8,6 +8,7 @@
 #   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
 #   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
 #   tools/gpu/device-run.sh setuponly                  # the set-up alone on 2 to 16 ranks
+#   tools/gpu/device-run.sh check shared               # issue 36: kernels, collectives, profile
 #
 # Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
 # device tool's folder that comes back, at most 8 files) beside summary.txt, which is written
@@ -117,6 +118,52 @@ phase_heat() {
             --compare "$s/heat-reference.bin" --stats "$out/heat-stats-np$np.json"
     done
     grep -h -E "verification|hidden\)|^overall" "$out/heat.log" | tee -a "$summary"
+}
+
+# Issue 36 in one short call: the kernels, collectives and exchange it changed, tested on the GPU
+# (1 and 2 ranks); gpu_bench's kernels and collectives (1 rank) and the collectives on 2 ranks
+# sharing the GPU; the staged exchange on 2 ranks sharing the GPU, with the Kokkos timer tool
+# (tools/gpu/kokkosTimer.cpp) saying where each exchange's time goes; the heat solver.
+phase_shared() {
+    run tests 120 1 "$s/cuda/test_halo_pack_kernels"
+    for np in 1 2; do
+        for t in test_mpi_memory_spaces test_halo_memory_spaces test_collectives \
+            test_halo_communicator; do
+            run tests 120 "$np" "$s/cuda/$t"
+        done
+    done
+    run gpu_bench 200 1 "$s/cuda/gpu_bench" --only kernels,collectives --json "$out/gpu_bench-np1.json"
+    run gpu_bench 120 2 "$s/cuda/gpu_bench" --quick --only collectives --json "$out/gpu_bench-coll-np2.json"
+    RUN_ENV="KOKKOS_TOOLS_LIBS=$s/lib/libfieldsync-timer.so FIELDSYNC_TIMER_SCOPE=gpu_bench::" \
+        run profile 150 2 "$s/cuda/gpu_bench" --quick --only staging --json "$out/gpu_bench-staging-np2.json"
+    phase_heat
+    grep -h -A12 "^gpu_bench summary" "$out/gpu_bench.log" | tee -a "$summary"
+}
+
+# The cost of sharing the GPU alone: 1, 2 and 4 independent 1-rank heat solvers at once on the one
+# GPU (no MPI between them, no exchange; ALONE_STEPS steps, 10000 by default, so that their loops
+# overlap), each one's loop time against the solver on 2 and 4 ranks for as many steps; then the
+# collectives with the copies written against CUDA itself (not with ALONE_ONLY=1).
+phase_alone() {
+    local steps=${ALONE_STEPS:-10000} # long enough that the solvers' loops overlap
+    for n in 1 2 4; do
+        for i in $(seq "$n"); do
+            timeout 200 mpiexec.hydra -launcher fork -n 1 "$s/cuda/fieldsync-heat" \
+                --steps "$steps" --no-verify >"$out/alone-$n-$i.log" 2>&1 &
+        done
+        wait
+        for i in $(seq "$n"); do
+            echo "alone, $n at once, solver $i: $(grep -h "^overall" "$out/alone-$n-$i.log")" |
+                tee -a "$summary"
+        done
+    done
+    for np in 2 4; do
+        run alone 200 "$np" "$s/cuda/fieldsync-heat" --steps "$steps" --no-verify
+    done
+    grep -h "^overall" "$out/alone.log" | tee -a "$summary"
+    [[ -n ${ALONE_ONLY:-} ]] && return
+    run gpu_bench 120 1 "$s/cuda/gpu_bench" --only collectives --json "$out/gpu_bench-raw-np1.json"
+    grep -h -A30 "^3. collectives" "$out/gpu_bench.log" | head -n 30 | tee -a "$summary"
 }
 
 # The heat solver with the host's default interior chunks (2048 cells, a kernel and a fence

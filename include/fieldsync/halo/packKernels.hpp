@@ -110,6 +110,20 @@ void forEachCellComponent(
     );
 }
 
+/**
+ * @brief Cells a GPU thread packs or unpacks in a rank-1 field: it issues all its index and
+ * value loads before its stores, so a warp has several gathers in flight instead of one
+ * dependent pair (index, then value) per thread. Measured by gpu_bench (doc/gpu.md).
+ */
+inline constexpr int cellsPerThread { 4 };
+
+/** @brief Whether pack() and unpack() of a @p V field on @p Exec go through packCells(). */
+template<typename V, typename Exec>
+inline constexpr bool packsCellsPerThread =
+    viewRank<V> == 1 &&
+    threadPerComponent<Exec>&&
+        std::is_trivially_default_constructible_v<typename V::non_const_value_type>;
+
 /** @brief Combines @p value into @p target with @p op (unpack's one step). */
 template<typename T>
 KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp op)
@@ -136,6 +150,97 @@ KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp o
 }
 
 /**
+ * @brief Packs rank-1 field cells idx(begin..end) into buffer(i * stride + offset) on @p exec,
+ * @p K cells per thread: thread t takes positions begin + t + j * m (m = ceil(n / K), j < K),
+ * so each of its K loads is coalesced across the warp, and it loads all K before it stores.
+ */
+template<int K, typename V, typename B, typename I, typename Exec>
+void packCells(
+    const V& field,
+    const B& buffer,
+    const I& idx,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t stride,
+    std::size_t offset,
+    const Exec& exec
+)
+{
+    using T = typename V::non_const_value_type;
+    const auto b0 = static_cast<std::int64_t>(begin);
+    const auto e0 = static_cast<std::int64_t>(end);
+    const std::int64_t m = (e0 - b0 + K - 1) / K;
+    Kokkos::parallel_for(
+        packLabel(),
+        Kokkos::RangePolicy<Exec>(exec, 0, m),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+            T v[K];
+            for (int j = 0; j < K; ++j)
+            {
+                const std::int64_t i = b0 + t + j * m;
+                if (i < e0)
+                {
+                    v[j] = field(idx(i));
+                }
+            }
+            for (int j = 0; j < K; ++j)
+            {
+                const std::int64_t i = b0 + t + j * m;
+                if (i < e0)
+                {
+                    buffer(static_cast<std::size_t>(i) * stride + offset) = v[j];
+                }
+            }
+        }
+    );
+}
+
+/** @brief The unpack of packCells(): @p K cells per thread, all loads before the stores. */
+template<int K, typename V, typename B, typename I, typename Exec>
+void unpackCells(
+    const V& field,
+    const B& buffer,
+    const I& idx,
+    std::size_t begin,
+    std::size_t end,
+    std::size_t stride,
+    std::size_t offset,
+    ReverseOp op,
+    const Exec& exec
+)
+{
+    using T = typename V::non_const_value_type;
+    const auto b0 = static_cast<std::int64_t>(begin);
+    const auto e0 = static_cast<std::int64_t>(end);
+    const std::int64_t m = (e0 - b0 + K - 1) / K;
+    Kokkos::parallel_for(
+        unpackLabel(),
+        Kokkos::RangePolicy<Exec>(exec, 0, m),
+        KOKKOS_LAMBDA(const std::int64_t t) {
+            T v[K];
+            std::int64_t cell[K];
+            for (int j = 0; j < K; ++j)
+            {
+                const std::int64_t i = b0 + t + j * m;
+                cell[j] = -1;
+                if (i < e0)
+                {
+                    cell[j] = static_cast<std::int64_t>(idx(i));
+                    v[j] = buffer(static_cast<std::size_t>(i) * stride + offset);
+                }
+            }
+            for (int j = 0; j < K; ++j)
+            {
+                if (cell[j] >= 0)
+                {
+                    combine(field(cell[j]), v[j], op);
+                }
+            }
+        }
+    );
+}
+
+/**
  * @brief Packs field cells idx(begin..end) into buffer(i * stride + offset + c), enqueued on
  * @p exec (the default instance of the field's execution space unless given).
  */
@@ -152,7 +257,12 @@ void pack(
 )
 {
     const std::size_t comps = componentsOf(field);
-    if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
+    if constexpr (packsCellsPerThread<V, Exec>)
+    {
+        packCells<cellsPerThread>(field, buffer, idx, begin, end, stride, offset, exec);
+        return;
+    }
+    else if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
     {
         forEachCellComponent(
             packLabel(),
@@ -245,7 +355,12 @@ void unpack(
 )
 {
     const std::size_t comps = componentsOf(field);
-    if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
+    if constexpr (packsCellsPerThread<V, Exec>)
+    {
+        unpackCells<cellsPerThread>(field, buffer, idx, begin, end, stride, offset, op, exec);
+        return;
+    }
+    else if constexpr (viewRank<V> == 2 && threadPerComponent<Exec>)
     {
         forEachCellComponent(
             unpackLabel(),

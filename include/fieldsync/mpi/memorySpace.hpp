@@ -107,10 +107,15 @@ public:
     /** @brief Copies @p bytes within this space. */
     virtual void copy(void* to, const void* from, std::size_t bytes) const = 0;
 
-    /** @brief Copies @p bytes from this space to host memory, complete on return. */
+    /**
+     * @brief Copies @p bytes from this space to host memory, complete on return. Device memory
+     * is copied on the default instance of the space's execution space, after that instance's
+     * earlier work only: memory written on another instance is fenced by the caller first.
+     */
     virtual void toHost(void* host, const void* from, std::size_t bytes) const = 0;
 
-    /** @brief Copies @p bytes from host memory into this space, complete on return. */
+    /** @brief Copies @p bytes from host memory into this space, complete on return (device
+     * memory: on the default instance, as toHost()). */
     virtual void fromHost(void* to, const void* host, std::size_t bytes) const = 0;
 
 protected:
@@ -194,6 +199,9 @@ public:
             Kokkos::deep_copy(bytesIn<M>(to, bytes), bytesIn<M>(from, bytes));
         }
     }
+    // device memory: one copy enqueued on the space's default instance and a fence of that
+    // instance alone (a deep_copy without an instance fences the whole device before and after,
+    // which waits for kernels of every other instance too)
     void toHost(void* host, const void* from, std::size_t bytes) const override
     {
         if constexpr (fieldsync::mpi::hostAccessible<M>)
@@ -202,7 +210,11 @@ public:
         }
         else
         {
-            Kokkos::deep_copy(bytesIn<Kokkos::HostSpace>(host, bytes), bytesIn<M>(from, bytes));
+            const typename M::execution_space exec;
+            Kokkos::deep_copy(
+                exec, bytesIn<Kokkos::HostSpace>(host, bytes), bytesIn<M>(from, bytes)
+            );
+            exec.fence();
         }
     }
     void fromHost(void* to, const void* host, std::size_t bytes) const override
@@ -213,7 +225,9 @@ public:
         }
         else
         {
-            Kokkos::deep_copy(bytesIn<M>(to, bytes), bytesIn<Kokkos::HostSpace>(host, bytes));
+            const typename M::execution_space exec;
+            Kokkos::deep_copy(exec, bytesIn<M>(to, bytes), bytesIn<Kokkos::HostSpace>(host, bytes));
+            exec.fence();
         }
     }
 

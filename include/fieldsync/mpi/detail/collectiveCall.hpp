@@ -97,10 +97,16 @@ public:
     /** @brief Waits for the execution space instance that writes the buffer. */
     virtual void fence() const = 0;
 
-    /** @brief Copies the first @p n values to @p host, complete on return. */
+    /**
+     * @brief Copies the first @p n values to @p host, complete on return and ordered after the
+     * instance's earlier work (enqueued on it, or after a fence): no fence() is needed first.
+     */
     virtual void toHost(void* host, std::size_t n) const = 0;
 
-    /** @brief Copies @p n values from @p host into the buffer, complete on return. */
+    /**
+     * @brief Copies @p n values from @p host into the buffer, ordered after the instance's
+     * earlier work and complete on return.
+     */
     virtual void fromHost(const void* host, std::size_t n) const = 0;
 };
 

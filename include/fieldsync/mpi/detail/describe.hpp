@@ -144,11 +144,12 @@ public:
     {
         if constexpr (hostAccessible<MemorySpace>)
         {
-            // callers fence before staging, so a plain copy is ordered after the user's kernels
+            fence(); // a plain copy, after the user's kernels
             std::memcpy(host, user_, n * sizeof(Value));
         }
         else
         {
+            // one copy enqueued on the instance (after the user's kernels), one fence
             Kokkos::deep_copy(exec_, HostView(static_cast<Value*>(host), n), UserView(user_, n));
             exec_.fence();
         }
@@ -158,6 +159,7 @@ public:
     {
         if constexpr (hostAccessible<MemorySpace>)
         {
+            fence();
             std::memcpy(user_, host, n * sizeof(Value));
         }
         else

@@ -8,7 +8,6 @@
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 
@@ -418,7 +417,6 @@ void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
 BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
 {
     using Clock = std::chrono::steady_clock;
-    mpi::ensureKokkos(where); // the probe below is the first Kokkos memory of some programs
     const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
     Kokkos::View<double*, Kokkos::HostSpace> probe(
         "fieldsync::commitProbe", static_cast<std::size_t>(largest + 1)

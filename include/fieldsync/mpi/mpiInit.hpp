@@ -30,10 +30,11 @@ enum class WorldErrors
  *
  * The constructor calls MPI_Init_thread (unless MPI is already initialised, in which case it
  * neither initialises nor finalises MPI). It does not start Kokkos: fieldsync starts Kokkos
- * when it first needs it (its first allocation, or ensureKokkos()) and nobody has, with the
- * arguments given here. So a NeoN program that calls Kokkos::initialize after its MPIInit and
- * Kokkos::finalize before the MPIInit ends runs unchanged (Kokkos 4 aborts on a second
- * initialize or finalize), and a program that never calls Kokkos::initialize works too.
+ * when it first needs it (a Communicator made, its first allocation, or ensureKokkos()) and
+ * nobody has, with the arguments given here. So a NeoN program that calls Kokkos::initialize
+ * after its MPIInit and Kokkos::finalize before the MPIInit ends runs unchanged (Kokkos 4
+ * aborts on a second initialize or finalize), and a program that never calls
+ * Kokkos::initialize works too.
  * The destructor finalises Kokkos only when fieldsync started it and it is still running (only
  * the first of nested MPIInit objects does), then MPI if this object initialised it.
  *
@@ -105,9 +106,10 @@ private:
 
 /**
  * @brief Starts Kokkos unless it is running: fieldsync calls it before its first allocation in
- * any memory space; a program that makes Kokkos views itself without calling Kokkos::initialize
- * calls it once after its MPIInit. Kokkos started here gets the arguments given to the MPIInit
- * and is finalised by it. Never finalises, and never starts Kokkos twice.
+ * any memory space and when a Communicator is made; a program that makes Kokkos views itself
+ * without calling Kokkos::initialize calls it once after its MPIInit. Kokkos started here gets
+ * the arguments given to the MPIInit and is finalised by it. Never finalises, and never starts
+ * Kokkos twice.
  * @throws Error naming @p where when Kokkos is not running and no MPIInit is alive (call
  * Kokkos::initialize, or make an MPIInit), or when Kokkos was already finalised (it cannot
  * start again).

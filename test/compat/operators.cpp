@@ -18,23 +18,6 @@
 using namespace fieldsync;
 using namespace fieldsync::mpi;
 
-namespace
-{
-int worldRank()
-{
-    int rank { 0 };
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    return rank;
-}
-
-int worldSize()
-{
-    int size { 0 };
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    return size;
-}
-} // namespace
-
 TEST_CASE("getOp maps NeoN's spellings to MPI's operations", "[compat][operators]")
 {
     CHECK(getOp(ReduceOp::Max) == MPI_MAX);
@@ -76,8 +59,9 @@ TEST_CASE("getType gives NeoN's datatypes", "[compat][operators]")
 
 TEST_CASE("reductions of characters still work although getType<char> is MPI_CHAR", "[compat]")
 {
-    const int rank { worldRank() };
-    const int size { worldSize() };
+    const MPIEnvironment world;
+    const int rank { world.rank() };
+    const int size { world.sizeRank() };
     char letter { static_cast<char>('a' + rank % 20) };
     allReduce(letter, ReduceOp::Max, MPI_COMM_WORLD);
     CHECK(letter == static_cast<char>('a' + std::min(size - 1, 19)));
@@ -92,8 +76,9 @@ TEST_CASE("reductions of characters still work although getType<char> is MPI_CHA
 
 TEST_CASE("allReduce of a value with each of NeoN's operations", "[compat][operators]")
 {
-    const int rank { worldRank() };
-    const int size { worldSize() };
+    const MPIEnvironment world;
+    const int rank { world.rank() };
+    const int size { world.sizeRank() };
     const int first { rank == 0 ? 1 : 0 }; // 1 on rank 0 only
 
     int value { rank };
@@ -133,8 +118,9 @@ TEST_CASE("allReduce of a value with each of NeoN's operations", "[compat][opera
 
 TEST_CASE("allReduce of a three-component vector, as NeoN's Vec3", "[compat][operators]")
 {
-    const int rank { worldRank() };
-    const int size { worldSize() };
+    const MPIEnvironment world;
+    const int rank { world.rank() };
+    const int size { world.sizeRank() };
     std::array<double, 3> values {};
     for (std::size_t i = 0; i < values.size(); ++i)
     {
@@ -170,8 +156,9 @@ TEST_CASE("bufferHash gives one valid tag per name on every rank", "[compat][ope
 
 TEST_CASE("isend, irecv and test move values between every pair of ranks", "[compat][p2p]")
 {
-    const int rank { worldRank() };
-    const int size { worldSize() };
+    const MPIEnvironment world;
+    const int rank { world.rank() };
+    const int size { world.sizeRank() };
     const int tag { bufferHash("isend irecv") };
     const auto n = static_cast<std::size_t>(size);
     std::vector<double> out(2 * n);

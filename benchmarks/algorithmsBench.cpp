@@ -469,6 +469,7 @@ void print(
 int main(int argc, char** argv)
 {
     fm::MPIInit init(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     std::string jsonPath { "algorithms_bench.json" };
     int reps { 11 };
     for (int i = 1; i < argc; ++i)

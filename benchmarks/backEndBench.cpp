@@ -161,6 +161,7 @@ Row measure(const fm::MPIEnvironment& env, int nx, int components)
 int main(int argc, char** argv)
 {
     fm::MPIInit init(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     const fm::MPIEnvironment env;
     std::string json;
     bool quick { false };

@@ -1041,6 +1041,7 @@ int bench(int argc, char** argv)
 int main(int argc, char** argv)
 {
     fm::MPIInit mpi(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     try
     {
         return bench(argc, argv);

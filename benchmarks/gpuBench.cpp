@@ -974,6 +974,7 @@ void writeJson(
 int main(int argc, char** argv)
 {
     fm::MPIInit init(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     Settings s;
     for (int i = 1; i < argc; ++i)
     {

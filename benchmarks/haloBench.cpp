@@ -124,6 +124,7 @@ struct PackRow
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
+    fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     std::string jsonPath { "halo_bench.json" };
     bool quick { false };
     std::size_t onlyBytes { 0 }; // --bytes N: only this message size (profiling)

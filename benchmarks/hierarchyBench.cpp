@@ -142,6 +142,7 @@ void writeJson(
 int main(int argc, char** argv)
 {
     fm::MPIInit init(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     const Options o = parse(argc, argv);
     const fm::MPIEnvironment world;
     fm::CommunicatorHierarchy h(world);

@@ -255,6 +255,7 @@ std::vector<LocalIndex> fixedRuns(std::size_t cells, std::size_t length)
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
+    fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     std::string jsonPath { "pack_bench.json" };
     int rounds { 31 };
     std::vector<long> sizes { 16384, 131072, 442368 };

@@ -898,6 +898,7 @@ void writeJson(const std::vector<Row>& rows, const Options& o, int nRanks, bool 
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
+    fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     const Options options { parse(argc, argv) };
 #if FIELDSYNC_BENCH_PETSC
     petscCheck(PetscInitialize(&argc, &argv, nullptr, nullptr), "PetscInitialize");

@@ -322,6 +322,7 @@ enum Method
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
+    fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     std::string jsonPath { "setup_bench.json" };
     int rounds { 11 };
     std::vector<long> targets { 256, 16384, 131072, 442368 };

@@ -56,6 +56,7 @@ Kokkos::View<double*> ramp(std::size_t n, int rank)
 int main(int argc, char** argv)
 {
     fm::MPIInit init(argc, argv);
+    fm::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     {
         fm::MPIEnvironment env;
         const MPI_Comm comm = env.comm();

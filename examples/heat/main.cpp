@@ -591,6 +591,7 @@ int main(int argc, char** argv)
         return 2;
     }
     mpi::MPIInit init(argc, argv);
+    mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     try
     {
         return run(args);

@@ -140,6 +140,23 @@ void CommBufferCore::setCommRankSize(
     setNeighbours(std::move(ranks), std::move(rankCommSize), where);
 }
 
+void CommBufferCore::setEnvironment(MPIEnvironment env, std::source_location where)
+{
+    requireState(BufferState::Free, "setMPIEnvironment", where);
+    if (!cancelMessages())
+    {
+        fail("setMPIEnvironment: the last messages could not be completed", where);
+    }
+    transport_.reset(); // bound to the old communicator
+    postedValid_ = false;
+    comm_ = env.comm();
+    myRank_ = env.rank();
+    nRanks_ = env.sizeRank();
+    staging_ = space_->useStaging(mpi::Staging::Auto);
+    env_ = std::move(env);
+    setNeighbours({}, {}, where);
+}
+
 void CommBufferCore::setNeighbours(
     std::vector<int> ranks, std::vector<std::size_t> counts, std::source_location where
 )
@@ -361,7 +378,7 @@ void CommBufferCore::gatherMessages(char* base, const std::source_location& wher
     for (std::size_t k = 0; k < ranks_.size(); ++k)
     {
         const std::size_t bytes = bytesOf(k);
-        if (ranks_[k] == myRank_ || bytes == 0)
+        if ((ranks_[k] == myRank_ && !selfMessage_) || bytes == 0)
         {
             continue;
         }
@@ -458,10 +475,10 @@ void CommBufferCore::stageToHost()
 
 void CommBufferCore::stageFromHost()
 {
-    // the self slot was copied locally into the bytes: leave it
+    // the self slot was copied locally into the bytes (unless it came as a message): leave it
     std::size_t gapBegin { totalBytes() };
     std::size_t gapEnd { totalBytes() };
-    if (selfSlot_ >= 0)
+    if (selfSlot_ >= 0 && !selfMessage_)
     {
         gapBegin = byteOffsetOf(static_cast<std::size_t>(selfSlot_));
         gapEnd = gapBegin + bytesOf(static_cast<std::size_t>(selfSlot_));

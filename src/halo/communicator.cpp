@@ -11,6 +11,7 @@
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/broadcast.hpp"
 #include "fieldsync/mpi/gathers.hpp"
+#include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <algorithm>
@@ -69,6 +70,9 @@ CommunicatorState::CommunicatorState(
       policy_(context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment()),
       tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
 {
+    // a Communicator works on Kokkos views: Kokkos runs from here on (the program's fields are
+    // often made right after it, before any exchange allocates)
+    mpi::ensureKokkos(where);
     const int size = env_.sizeRank();
     const int me = env_.rank();
     FIELDSYNC_CHECK_AT(

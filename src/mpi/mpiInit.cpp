@@ -9,6 +9,8 @@
 #include <Kokkos_Core.hpp>
 #include <mpi.h>
 
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,6 +88,98 @@ void reportAtEnd() noexcept
 }
 } // namespace
 
+namespace
+{
+/** What fieldsync knows about Kokkos: who started it, whether it ended, the arguments to give. */
+struct KokkosOwnership
+{
+    std::mutex mutex;                    /**< one start at a time */
+    int liveInits { 0 };                 /**< MPIInit objects alive */
+    bool started { false };              /**< fieldsync called Kokkos::initialize */
+    std::atomic<bool> watched { false }; /**< the finalize hook below is pushed */
+    std::atomic<bool> ended { false };   /**< Kokkos::finalize ran (seen by that hook) */
+    std::vector<std::string> arguments;  /**< the program's arguments, from the first MPIInit */
+};
+
+KokkosOwnership& kokkosOwnership()
+{
+    static KokkosOwnership ownership;
+    return ownership;
+}
+
+/** Learns when Kokkos ends, whoever ends it (Kokkos 3.4 has no Kokkos::is_finalized). */
+void watchKokkosEnd(KokkosOwnership& ownership)
+{
+    if (!ownership.watched.exchange(true))
+    {
+        Kokkos::push_finalize_hook(
+            []
+            {
+                kokkosOwnership().ended = true;
+                kokkosOwnership().watched = false;
+            }
+        );
+    }
+}
+
+bool kokkosEnded(const KokkosOwnership& ownership)
+{
+#if KOKKOS_VERSION >= 30700
+    return Kokkos::is_finalized() || ownership.ended;
+#else
+    return ownership.ended;
+#endif
+}
+
+/** Kokkos::initialize with a copy of the program's arguments (Kokkos may remove its own). */
+void startKokkos(KokkosOwnership& ownership)
+{
+    std::vector<std::string> copies = ownership.arguments;
+    std::vector<char*> argv;
+    for (std::string& argument : copies)
+    {
+        argv.push_back(argument.data());
+    }
+    argv.push_back(nullptr);
+    int argc { static_cast<int>(copies.size()) };
+    Kokkos::initialize(argc, argv.data());
+    ownership.started = true;
+}
+} // namespace
+
+void ensureKokkos(std::source_location where)
+{
+    KokkosOwnership& ownership = kokkosOwnership();
+    if (Kokkos::is_initialized()) [[likely]]
+    {
+        if (!ownership.watched.load(std::memory_order_relaxed)) [[unlikely]]
+        {
+            watchKokkosEnd(ownership);
+        }
+        return;
+    }
+    const std::lock_guard lock(ownership.mutex);
+    if (Kokkos::is_initialized())
+    {
+        return;
+    }
+    FIELDSYNC_CHECK_AT(
+        !kokkosEnded(ownership),
+        "Kokkos was already finalised and cannot start again: destroy fieldsync objects (and "
+        "make none) after Kokkos::finalize",
+        where
+    );
+    FIELDSYNC_CHECK_AT(
+        ownership.liveInits > 0,
+        "Kokkos is not initialised: call Kokkos::initialize (or hold a Kokkos::ScopeGuard), or "
+        "construct a fieldsync::mpi::MPIInit, which starts Kokkos when fieldsync first needs it",
+        where
+    );
+    startKokkos(ownership);
+    watchKokkosEnd(ownership);
+    logger().debug("fieldsync started Kokkos (MPIInit finalises it)");
+}
+
 const char* toString(ThreadLevel level) noexcept
 {
     switch (level)
@@ -144,29 +238,52 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worl
         }
         throw error;
     }
-    if (!Kokkos::is_initialized())
+    KokkosOwnership& ownership = kokkosOwnership();
     {
-        Kokkos::initialize(argc, argv);
-        ownsKokkos_ = true;
+        const std::lock_guard lock(ownership.mutex);
+        first_ = ownership.liveInits++ == 0;
+        if (first_ && argv != nullptr)
+        {
+            ownership.arguments.assign(argv, argv + argc);
+        }
     }
     logger().debug(
-        "MPIInit: MPI thread level {} (owns MPI: {}, owns Kokkos: {})",
+        "MPIInit: MPI thread level {} (owns MPI: {}; Kokkos started when fieldsync needs it)",
         toString(provided_),
-        ownsMpi_,
-        ownsKokkos_
+        ownsMpi_
     );
+}
+
+MPIInit::MPIInit(int&& argc, char**&& argv, ThreadLevel required, WorldErrors worldErrors)
+    : MPIInit(argc, argv, required, worldErrors)
+{
+}
+
+bool MPIInit::ownsKokkos() const noexcept
+{
+    return first_ && kokkosOwnership().started;
 }
 
 MPIInit::~MPIInit()
 {
-    if (ownsKokkos_ || ownsMpi_)
+    KokkosOwnership& ownership = kokkosOwnership();
+    bool endKokkos { false };
+    {
+        const std::lock_guard lock(ownership.mutex);
+        --ownership.liveInits;
+        // only what fieldsync started, and only while it still runs (the program may have
+        // finalised it: Kokkos 4 aborts on a second finalize)
+        endKokkos = first_ && ownership.started && Kokkos::is_initialized();
+    }
+    if (endKokkos || ownsMpi_)
     {
         reportAtEnd();
         markRuntimeEnded();
     }
-    if (ownsKokkos_)
+    if (endKokkos)
     {
         Kokkos::finalize();
+        ownership.started = false;
     }
     if (ownsMpi_)
     {

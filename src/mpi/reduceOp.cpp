@@ -4,38 +4,6 @@
 namespace fieldsync::mpi
 {
 
-MPI_Op getOp(ReduceOp op) noexcept
-{
-    switch (op)
-    {
-    case ReduceOp::Sum:
-        return MPI_SUM;
-    case ReduceOp::Prod:
-        return MPI_PROD;
-    case ReduceOp::Min:
-        return MPI_MIN;
-    case ReduceOp::Max:
-        return MPI_MAX;
-    case ReduceOp::LAnd:
-        return MPI_LAND;
-    case ReduceOp::LOr:
-        return MPI_LOR;
-    case ReduceOp::LXor:
-        return MPI_LXOR;
-    case ReduceOp::BAnd:
-        return MPI_BAND;
-    case ReduceOp::BOr:
-        return MPI_BOR;
-    case ReduceOp::BXor:
-        return MPI_BXOR;
-    case ReduceOp::MinLoc:
-        return MPI_MINLOC;
-    case ReduceOp::MaxLoc:
-        return MPI_MAXLOC;
-    }
-    return MPI_OP_NULL;
-}
-
 const char* toString(ReduceOp op) noexcept
 {
     switch (op)

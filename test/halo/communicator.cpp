@@ -584,8 +584,20 @@ TEST_CASE("Map layout: flat, sized by neighbours, contiguous runs detected")
         std::vector<fieldsync::LocalIndex>(flat.indices().begin(), flat.indices().end()) ==
         std::vector<fieldsync::LocalIndex> { 3, 1, 10, 11, 12 }
     );
-    fieldsync::CommMap alias = flat;
+    fieldsync::RankSimplexCommMap alias = flat; // the seed's name at namespace fieldsync
     REQUIRE(alias.maxIndex() == 12);
+    // NeoN's plain per-rank map (fieldsync::CommMap) gives the same flat map
+    fieldsync::CommMap perRank(static_cast<std::size_t>(n));
+    perRank[7] = { { 3 }, { 1 } };
+    perRank[500000] = { { 10 }, { 11 }, { 12 } };
+    const fieldsync::halo::RankSimplexCommMap converted = perRank;
+    REQUIRE(converted.neighbours().size() == 2);
+    REQUIRE(
+        std::vector<fieldsync::LocalIndex>(
+            converted.indices().begin(), converted.indices().end()
+        ) == std::vector<fieldsync::LocalIndex> { 3, 1, 10, 11, 12 }
+    );
+    REQUIRE(converted.runStart(1) == 10);
 }
 
 namespace

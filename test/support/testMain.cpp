@@ -13,6 +13,7 @@
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
+    fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
     int failed { 0 };
     {
         Catch::Session session;

@@ -94,6 +94,14 @@ public:
         std::source_location where = std::source_location::current()
     );
 
+    /**
+     * @brief Moves the (free) buffer to @p env's communicator: no neighbours until
+     * setCommRankSize() or setNeighbours(); a back end made for the old communicator is dropped.
+     */
+    void setEnvironment(
+        MPIEnvironment env, std::source_location where = std::source_location::current()
+    );
+
     /** @brief Replaces the neighbours and their sizes (sparse form); the buffer must be free. */
     void setNeighbours(
         std::vector<int> ranks,
@@ -193,6 +201,20 @@ public:
             grow(bytes);
         }
     }
+
+    /**
+     * @brief Whether this rank's own slot travels as an MPI message to itself (a half-duplex
+     * buffer used alone, as NeoN posts it) instead of being left to a local copy (the default:
+     * DuplexBuffer copies the self slot from its send half). Set while not in flight.
+     */
+    void setSelfMessage(bool selfMessage) noexcept
+    {
+        selfMessage_ = selfMessage;
+        layoutChanged_ = true;
+    }
+
+    /** @brief Whether the self slot travels as an MPI message (setSelfMessage). */
+    [[nodiscard]] bool selfMessage() const noexcept { return selfMessage_; }
 
     /** @brief Stages the messages through host memory (set when free or claimed). */
     void setStaging(bool staging) noexcept { staging_ = staging; }
@@ -420,6 +442,7 @@ protected:
     std::vector<void*> postedDirect_; /**< direct_ when messages_ was gathered */
     std::size_t postedBytes_ { 0 };   /**< bytes of messages_ */
     bool failed_ { false };           /**< a message of this claim failed */
+    bool selfMessage_ { false };      /**< the self slot is an MPI message, not a local copy */
 };
 
 } // namespace fieldsync::halo

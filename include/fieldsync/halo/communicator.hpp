@@ -6,6 +6,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
+#include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
@@ -160,6 +161,9 @@ struct ExchangeContext;
 class Communicator
 {
 public:
+    /** @brief NeoN's Communicator::bufferType: the two-way buffer, in host memory. */
+    using bufferType = FullDuplexCommBuffer<Kokkos::HostSpace>;
+
     /** @brief An empty communicator (the seed default-constructs, then assigns). */
     Communicator();
 
@@ -219,8 +223,10 @@ public:
      */
     ~Communicator();
 
-    Communicator(const Communicator&) = delete;
-    Communicator& operator=(const Communicator&) = delete;
+    // Not copyable (NeoN's Communicator is): a copy would share the private communicator and the
+    // exchanges in flight. Move it, or make another from the same maps (doc/porting.md).
+    Communicator(const Communicator&) = delete; // NeoN copies: move instead, doc/porting.md
+    Communicator& operator=(const Communicator&) = delete; // NeoN copies: doc/porting.md
     /** @brief Moves (exchanges in flight move along, buffers stay where they are). */
     Communicator(Communicator&&) noexcept;
     /** @brief Move-assigns. */

@@ -56,6 +56,19 @@ public:
     /** @brief Whether the buffer is claimed. */
     [[nodiscard]] bool isCommInit() const noexcept { return send_.isCommInit(); }
 
+    /**
+     * @brief Whether startComm() posted some of the claim's messages (either direction in
+     * flight or complete; a startComm that failed half way counts as started).
+     */
+    [[nodiscard]] bool started() const noexcept
+    {
+        const auto posted = [](BufferState state)
+        {
+            return state == BufferState::InFlight || state == BufferState::Complete;
+        };
+        return posted(send_.state()) || posted(receive_.state());
+    }
+
     /** @brief The name of the claim. */
     [[nodiscard]] const std::string& name() const noexcept { return send_.name(); }
 

@@ -92,6 +92,11 @@ public:
     {
     }
 
+    // Not copyable (NeoN's buffer is): a copy would share or duplicate MPI requests and claims in
+    // flight. Make a second buffer from the same sizes instead (doc/porting.md).
+    FullDuplexCommBuffer(const FullDuplexCommBuffer&) = delete; // NeoN copies: doc/porting.md
+    FullDuplexCommBuffer& operator=(const FullDuplexCommBuffer&) = delete; // doc/porting.md
+
     /** @brief Step 1: claims the buffer under @p name for values of @p T. */
     template<typename T>
     void initComm(
@@ -136,10 +141,13 @@ public:
         core_.startSends(where);
     }
 
-    /** @brief Step 5: whether everything arrived and was sent (never blocks). */
+    /**
+     * @brief Step 5: whether everything arrived and was sent (never blocks); true while nothing
+     * was started (free, or claimed before startComm), as NeoN answers.
+     */
     bool isComplete(std::source_location where = std::source_location::current())
     {
-        return core_.isComplete(where);
+        return !core_.started() || core_.isComplete(where);
     }
 
     /** @brief Step 5: waits for completion without hot-spinning, with the time-out policy. */

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
+#include "fieldsync/mpi/tag.hpp"
+#include "fieldsync/mpi/wait.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -35,6 +38,11 @@ namespace fieldsync::halo
  * it lives: one that outlives MPIInit (held in a static) is named at MPIInit's end with its
  * creation call site, and its destruction then frees nothing that MPI or Kokkos own.
  *
+ * Used alone (NeoN's way: one buffer send()s, another receive()s), every slot travels as an MPI
+ * message, this rank's own slot included, so a rank's message to itself arrives like any other.
+ * The tag is derived from the initComm name (FNV-1a modulo the communicator's MPI_TAG_UB, as
+ * FullDuplexCommBuffer does), on the environment's communicator as given.
+ *
  * Everything but the typed access is compiled once in CommBufferCore.
  */
 template<typename MemSpace = Kokkos::HostSpace>
@@ -51,8 +59,8 @@ public:
     template<typename T>
     using Slice = std::conditional_t<mpi::hostAccessible<MemSpace>, std::span<T>, SliceView<T>>;
 
-    /** @brief An empty buffer. */
-    HalfDuplexCommBuffer() : CommBufferCore(mpi::spaceOps<MemSpace>()) {}
+    /** @brief An empty buffer; give it an environment with setMPIEnvironment(). */
+    HalfDuplexCommBuffer() : CommBufferCore(mpi::spaceOps<MemSpace>()) { setSelfMessage(true); }
 
     /**
      * @brief Dense form (seed): @p rankCommSize[r] values for each rank r of @p env; @p where is
@@ -66,6 +74,7 @@ public:
         : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(rankCommSize)),
           live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
+        setSelfMessage(true);
     }
 
     /**
@@ -81,6 +90,92 @@ public:
         : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(ranks), std::move(counts)),
           live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
+        setSelfMessage(true);
+    }
+
+    HalfDuplexCommBuffer(const HalfDuplexCommBuffer&) = delete; // NeoN copies; see doc/porting.md
+    HalfDuplexCommBuffer& operator=(const HalfDuplexCommBuffer&) = delete; // doc/porting.md
+
+    // the forms with an explicit tag, and the untyped setCommRankSize, stay callable
+    using CommBufferCore::receive;
+    using CommBufferCore::send;
+    using CommBufferCore::setCommRankSize;
+
+    /**
+     * @brief NeoN's setCommRankSize<T>(sizes): @p rankCommSize[r] values for each rank r. The
+     * bytes follow the type of each claim (initComm<T>), so @p T only names NeoN's intent.
+     */
+    template<typename T>
+    void setCommRankSize(
+        std::vector<std::size_t> rankCommSize,
+        std::source_location where = std::source_location::current()
+    )
+    {
+        CommBufferCore::setCommRankSize(std::move(rankCommSize), where);
+    }
+
+    /**
+     * @brief NeoN's setMPIEnvironment: moves the (free) buffer to @p env's communicator; it has
+     * no neighbours until setCommRankSize() or setNeighbours().
+     */
+    void setMPIEnvironment(
+        MPIEnvironment env, std::source_location where = std::source_location::current()
+    )
+    {
+        setEnvironment(std::move(env), where);
+        if (!live_)
+        {
+            live_.emplace("fieldsync::halo::HalfDuplexCommBuffer", "", where);
+        }
+    }
+
+    /** @brief NeoN's name of the claim: name(), or "unassigned" while the buffer is free. */
+    [[nodiscard]] std::string getCommName() const
+    {
+        return isCommInit() ? name() : std::string("unassigned");
+    }
+
+    /** @brief Posts the sends of the claim, one message per slot (this rank's own too). */
+    void send(std::source_location where = std::source_location::current())
+    {
+        send(nameTag(where), where);
+    }
+
+    /** @brief Posts the receives of the claim, one message per slot (this rank's own too). */
+    void receive(std::source_location where = std::source_location::current())
+    {
+        receive(nameTag(where), where);
+    }
+
+    /**
+     * @brief Whether nothing is in flight: true while free or claimed and not yet posted (as
+     * NeoN), else tests the messages once (never blocks). A received message of another size
+     * than expected throws, as CommBufferCore::complete().
+     */
+    bool isComplete(std::source_location where = std::source_location::current())
+    {
+        return state() != BufferState::InFlight || complete(!isSend_, where);
+    }
+
+    /**
+     * @brief Waits until isComplete() (mpi::waitWithTimeout: no hot spin, the time-out of the
+     * environment's mpi::WaitPolicy, naming the messages still pending); returns at once when
+     * nothing is in flight.
+     */
+    void waitComplete(std::source_location where = std::source_location::current())
+    {
+        if (isComplete(where))
+        {
+            return;
+        }
+        mpi::waitWithTimeout(
+            [&] { return isComplete(where); },
+            [&] { return describePending(where); },
+            mpi::WaitPolicy::fromEnvironment(),
+            "communication",
+            name(),
+            where
+        );
     }
 
     /**
@@ -108,6 +203,18 @@ public:
         return typedSlice<T>(*this, rank, where);
     }
 
+    /**
+     * @brief The read-only slice of @p rank on a const buffer (checks as get()); the state is
+     * only read.
+     */
+    template<typename T>
+    [[nodiscard]] Slice<const T>
+    get(int rank, std::source_location where = std::source_location::current()) const
+    {
+        const auto slice = typedSlice<T>(const_cast<HalfDuplexCommBuffer&>(*this), rank, where);
+        return Slice<const T>(slice.data(), slice.size());
+    }
+
     /** @brief The slice of @p rank in @p half, typed as @p T (checks as get()). */
     template<typename T>
     [[nodiscard]] static Slice<T>
@@ -127,6 +234,13 @@ public:
     }
 
 private:
+    /** @brief The tag of the claim's name on the buffer's communicator (claimed: checked). */
+    [[nodiscard]] int nameTag(const std::source_location& where) const
+    {
+        requireState(BufferState::Claimed, "send/receive", where);
+        return mpi::tagFromHash(fnv1a32(name()), comm_);
+    }
+
     std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
 };
 

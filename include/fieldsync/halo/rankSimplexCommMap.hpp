@@ -1,17 +1,41 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/error.hpp"
 #include "fieldsync/core/localIndex.hpp"
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <source_location>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fieldsync::halo
 {
+
+/**
+ * @brief NeoN's map of one direction as plain containers (fieldsync::CommMap in compat/): for
+ * each rank r of the communicator, map[r] lists the cells that go to (or come from) r in order,
+ * each as an entry with a `local_idx`.
+ */
+template<typename Map>
+concept PerRankCommMap = requires(const Map& map)
+{
+    {
+        map.size()
+        } -> std::convertible_to<std::size_t>;
+    {
+        map[0].size()
+        } -> std::convertible_to<std::size_t>;
+    {
+        map[0][0].local_idx
+        } -> std::convertible_to<std::int64_t>;
+};
 
 /**
  * @brief One direction (send or receive) of a halo pattern: for each neighbour rank, the ordered
@@ -52,6 +76,21 @@ public:
         std::vector<LocalIndex> indices,
         std::source_location where = std::source_location::current()
     );
+
+    /**
+     * @brief NeoN's per-rank map (fieldsync::CommMap: one list of cells per rank of the
+     * communicator, map.size() ranks), converted once into the flat form; ranks with no cells
+     * are no neighbours. Implicit, so a Communicator takes NeoN's maps as they are.
+     * @throws Error naming @p where when a cell index does not fit LocalIndex (or is negative).
+     */
+    template<PerRankCommMap Map>
+    RankSimplexCommMap( // NOLINT(google-explicit-constructor): NeoN passes its maps as they are
+        const Map& perRank,
+        std::source_location where = std::source_location::current()
+    )
+        : RankSimplexCommMap(flatten(perRank, where))
+    {
+    }
 
     /**
      * @brief Sets (or replaces) the ordered cells of neighbour @p rank; an empty list removes the
@@ -117,6 +156,43 @@ public:
     [[nodiscard]] bool hasRepeatWithinNeighbour() const;
 
 private:
+    /** @brief The flat form of NeoN's per-rank map @p perRank. */
+    template<PerRankCommMap Map>
+    static RankSimplexCommMap flatten(const Map& perRank, const std::source_location& where)
+    {
+        std::vector<int> neighbourRanks;
+        std::vector<std::size_t> offsets { 0 };
+        std::vector<LocalIndex> indices;
+        for (std::size_t r = 0; r < perRank.size(); ++r)
+        {
+            const auto& cells = perRank[r];
+            if (cells.size() == 0)
+            {
+                continue;
+            }
+            for (std::size_t i = 0; i < cells.size(); ++i)
+            {
+                const auto cell = static_cast<std::int64_t>(cells[i].local_idx);
+                FIELDSYNC_CHECK_AT(
+                    cell <= std::numeric_limits<LocalIndex>::max(),
+                    "RankSimplexCommMap: cell " + std::to_string(cell) + " for rank " +
+                        std::to_string(r) + " does not fit a 32-bit LocalIndex",
+                    where
+                );
+                indices.push_back(static_cast<LocalIndex>(cell));
+            }
+            neighbourRanks.push_back(static_cast<int>(r));
+            offsets.push_back(indices.size());
+        }
+        return RankSimplexCommMap(
+            static_cast<int>(perRank.size()),
+            std::move(neighbourRanks),
+            std::move(offsets),
+            std::move(indices),
+            where
+        );
+    }
+
     void analyse(const std::source_location& where);
 
     int nRanks_ { 0 };                       /**< communicator size */

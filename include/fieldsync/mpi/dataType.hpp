@@ -71,6 +71,15 @@ FIELDSYNC_DETAIL_SCALAR(long double, MPI_LONG_DOUBLE, Floating)
 FIELDSYNC_DETAIL_SCALAR(bool, MPI_CXX_BOOL, Logical)
 FIELDSYNC_DETAIL_SCALAR(std::complex<float>, MPI_CXX_FLOAT_COMPLEX, Complex)
 FIELDSYNC_DETAIL_SCALAR(std::complex<double>, MPI_CXX_DOUBLE_COMPLEX, Complex)
+FIELDSYNC_DETAIL_SCALAR(std::complex<long double>, MPI_CXX_LONG_DOUBLE_COMPLEX, Complex)
+// wchar_t reduces as the integer of its size (MPI_WCHAR takes no reduction); getType<wchar_t>()
+// gives MPI_WCHAR, as NeoN
+FIELDSYNC_DETAIL_SCALAR(
+    wchar_t,
+    (std::is_signed_v<wchar_t> ? (sizeof(wchar_t) == 4 ? MPI_INT32_T : MPI_INT16_T)
+                               : (sizeof(wchar_t) == 4 ? MPI_UINT32_T : MPI_UINT16_T)),
+    Integer
+)
 FIELDSYNC_DETAIL_SCALAR(Kokkos::complex<float>, MPI_CXX_FLOAT_COMPLEX, Complex)
 FIELDSYNC_DETAIL_SCALAR(Kokkos::complex<double>, MPI_CXX_DOUBLE_COMPLEX, Complex)
 FIELDSYNC_DETAIL_SCALAR(ValueIndex<float>, MPI_FLOAT_INT, Pair)
@@ -209,13 +218,16 @@ struct MpiTypeInfo
 };
 
 /**
- * @brief The seed's getType<T>(): the MPI datatype of one T. For scalars the predefined type;
- * for aggregates a contiguous derived type, created and committed once per process and freed
- * when MPI is finalised. For reductions use MpiTypeInfo (predefined element type times
- * multiplicity), since MPI's predefined ops take only predefined types.
+ * @brief The seed's and NeoN's getType<T>(): the MPI datatype of one T, for point-to-point
+ * messages. For scalars the predefined type, with NeoN's answers for characters: char gives
+ * MPI_CHAR and wchar_t MPI_WCHAR (MPI's character types, which take no reduction; fieldsync's
+ * collectives reduce char as MPI_SIGNED_CHAR or MPI_UNSIGNED_CHAR and wchar_t as the integer of
+ * its size, through MpiTypeInfo). For aggregates a contiguous derived type, created and
+ * committed once per process and freed when MPI is finalised. constexpr as NeoN declares it; a
+ * constant only where the MPI library's handles are constants (MPICH, not Open MPI).
  */
 template<typename T>
-MPI_Datatype getType();
+constexpr MPI_Datatype getType();
 
 namespace detail
 {
@@ -224,10 +236,18 @@ MPI_Datatype contiguousType(MPI_Datatype element, int count);
 } // namespace detail
 
 template<typename T>
-MPI_Datatype getType()
+constexpr MPI_Datatype getType()
 {
     detail::requireMpiCompatible<T>();
-    if constexpr (MpiScalar<T>)
+    if constexpr (std::is_same_v<std::remove_cv_t<T>, char>)
+    {
+        return MPI_CHAR;
+    }
+    else if constexpr (std::is_same_v<std::remove_cv_t<T>, wchar_t>)
+    {
+        return MPI_WCHAR;
+    }
+    else if constexpr (MpiScalar<T>)
     {
         return MpiTypeInfo<T>::datatype();
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fieldsync/core/faults.hpp"
+#include "fieldsync/mpi/mpiInit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -98,10 +99,16 @@ public:
     /** @brief useStaging<M>(staging): whether MPI gets this space's memory through the host. */
     [[nodiscard]] virtual bool useStaging(Staging staging) const = 0;
 
-    /** @brief @p bytes of uninitialised memory in this space (kokkos_malloc), labelled. */
+    /**
+     * @brief @p bytes of uninitialised memory in this space (kokkos_malloc), labelled; starts
+     * Kokkos first if nobody has (ensureKokkos).
+     */
     [[nodiscard]] virtual void* allocate(std::size_t bytes, const char* label) const = 0;
 
-    /** @brief Frees memory of allocate(); nullptr does nothing. */
+    /**
+     * @brief Frees memory of allocate(); nullptr does nothing, and so does memory left after
+     * Kokkos was finalised (which Kokkos can no longer free).
+     */
     virtual void deallocate(void* data) const noexcept = 0;
 
     /** @brief Copies @p bytes within this space. */
@@ -179,11 +186,14 @@ public:
     bool useStaging(Staging staging) const override { return mpi::useStaging<M>(staging); }
     void* allocate(std::size_t bytes, const char* label) const override
     {
+        ensureKokkos(); // fieldsync starts Kokkos when it first needs it (MPIInit)
         return Kokkos::kokkos_malloc<M>(label, bytes == 0 ? 1 : bytes);
     }
     void deallocate(void* data) const noexcept override
     {
-        if (data != nullptr)
+        // after the program's own Kokkos::finalize (a NeoN main ends Kokkos before MPIInit):
+        // nothing can be freed any more, and the process is ending, so the memory is left
+        if (data != nullptr && Kokkos::is_initialized())
         {
             Kokkos::kokkos_free<M>(data);
         }

@@ -94,6 +94,32 @@ public:
     /** @brief Whether this environment owns (and will free) its communicator. */
     [[nodiscard]] bool ownsComm() const noexcept { return owner_ != nullptr; }
 
+    /**
+     * @brief NeoN's isInitialized(): whether MPI ran when the environment was made (always for
+     * an MPIEnvironment, which throws otherwise; false for an mpi::Environment made without MPI).
+     */
+    [[nodiscard]] bool isInitialized() const noexcept { return comm_ != MPI_COMM_NULL; }
+
+protected:
+    /**
+     * @brief An environment without MPI (mpi::Environment made while MPI does not run): no
+     * communicator, rank() == sizeRank() == -1 (NeoN's answer); every buffer, Communicator or
+     * collective made with it throws.
+     */
+    [[nodiscard]] static MPIEnvironment withoutMpi() noexcept
+    {
+        return MPIEnvironment(WithoutMpi {});
+    }
+
+private:
+    /** @brief Tag of the environment without MPI. */
+    struct WithoutMpi
+    {
+    };
+
+    /** @brief The environment without MPI (withoutMpi()). */
+    explicit MPIEnvironment(WithoutMpi) noexcept : rank_(-1), size_(-1) {}
+
 private:
     struct Owned; /**< frees an owned communicator */
 

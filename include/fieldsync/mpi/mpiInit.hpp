@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <source_location>
+
 namespace fieldsync::mpi
 {
 
@@ -24,11 +26,17 @@ enum class WorldErrors
 [[nodiscard]] const char* toString(ThreadLevel level) noexcept;
 
 /**
- * @brief RAII start and stop of MPI and Kokkos for a program.
+ * @brief RAII start and stop of MPI (and of Kokkos, when fieldsync started it) for a program.
  *
  * The constructor calls MPI_Init_thread (unless MPI is already initialised, in which case it
- * neither initialises nor finalises MPI) and Kokkos::initialize (unless Kokkos already is).
- * The destructor finalises what the constructor initialised, Kokkos before MPI.
+ * neither initialises nor finalises MPI). It does not start Kokkos: fieldsync starts Kokkos
+ * when it first needs it (a Communicator made, its first allocation, or ensureKokkos()) and
+ * nobody has, with the arguments given here. So a NeoN program that calls Kokkos::initialize
+ * after its MPIInit and Kokkos::finalize before the MPIInit ends runs unchanged (Kokkos 4
+ * aborts on a second initialize or finalize), and a program that never calls
+ * Kokkos::initialize works too.
+ * The destructor finalises Kokkos only when fieldsync started it and it is still running (only
+ * the first of nested MPIInit objects does), then MPI if this object initialised it.
  *
  * When it initialises MPI, it sets MPI_ERRORS_RETURN on MPI_COMM_WORLD (unless asked for
  * WorldErrors::Keep), so a failing collective on world (different counts on different ranks:
@@ -43,8 +51,9 @@ class MPIInit
 {
 public:
     /**
-     * @brief Starts MPI with at least @p required thread support, then Kokkos.
-     * @param argc, argv the program's arguments; both libraries may consume their own options.
+     * @brief Starts MPI with at least @p required thread support; keeps a copy of the arguments
+     * for Kokkos, should fieldsync start it.
+     * @param argc, argv the program's arguments; MPI may consume its own options.
      * @param required the least thread level the program needs.
      * @param worldErrors the error handler of MPI_COMM_WORLD, when this object initialises MPI.
      */
@@ -55,7 +64,21 @@ public:
         WorldErrors worldErrors = WorldErrors::Return
     );
 
-    /** @brief Finalises Kokkos, then MPI, each only if this object initialised it. */
+    /**
+     * @brief NeoN's MPIInit(argc, argv) by value, so that MPIInit(0, nullptr) compiles; as the
+     * constructor above on copies of @p argc and @p argv.
+     */
+    MPIInit(
+        int&& argc,
+        char**&& argv,
+        ThreadLevel required = ThreadLevel::Funneled,
+        WorldErrors worldErrors = WorldErrors::Return
+    );
+
+    /**
+     * @brief Finalises Kokkos when fieldsync started it and it still runs (the first MPIInit
+     * only), then MPI if this object initialised it.
+     */
     ~MPIInit();
 
     MPIInit(const MPIInit&) = delete;
@@ -69,13 +92,28 @@ public:
     /** @brief Whether this object initialised (and will finalise) MPI. */
     [[nodiscard]] bool ownsMpi() const noexcept { return ownsMpi_; }
 
-    /** @brief Whether this object initialised (and will finalise) Kokkos. */
-    [[nodiscard]] bool ownsKokkos() const noexcept { return ownsKokkos_; }
+    /**
+     * @brief Whether this object will finalise Kokkos: fieldsync started Kokkos (ensureKokkos)
+     * and this is the first of the live MPIInit objects.
+     */
+    [[nodiscard]] bool ownsKokkos() const noexcept;
 
 private:
     ThreadLevel provided_ { ThreadLevel::Single }; /**< level MPI provides */
     bool ownsMpi_ { false };                       /**< finalise MPI in the destructor */
-    bool ownsKokkos_ { false };                    /**< finalise Kokkos in the destructor */
+    bool first_ { false }; /**< the first live MPIInit: finalises a Kokkos fieldsync started */
 };
+
+/**
+ * @brief Starts Kokkos unless it is running: fieldsync calls it before its first allocation in
+ * any memory space and when a Communicator is made; a program that makes Kokkos views itself
+ * without calling Kokkos::initialize calls it once after its MPIInit. Kokkos started here gets
+ * the arguments given to the MPIInit and is finalised by it. Never finalises, and never starts
+ * Kokkos twice.
+ * @throws Error naming @p where when Kokkos is not running and no MPIInit is alive (call
+ * Kokkos::initialize, or make an MPIInit), or when Kokkos was already finalised (it cannot
+ * start again).
+ */
+void ensureKokkos(std::source_location where = std::source_location::current());
 
 } // namespace fieldsync::mpi

@@ -7,8 +7,9 @@ namespace fieldsync::mpi
 {
 
 /**
- * @brief Reduction operations. The seed's upper-case spellings (ReduceOp::SUM, ...) are
- * aliases of the PascalCase values, so code written either way compiles.
+ * @brief Reduction operations. The seed's upper-case spellings (ReduceOp::SUM, ...) and NeoN's
+ * (ReduceOp::Land, Band, Lor, Bor, Maxloc, Minloc) are aliases of the PascalCase values, so code
+ * written any of these ways compiles.
  */
 enum class ReduceOp
 {
@@ -36,11 +37,51 @@ enum class ReduceOp
     BOR = BOr,       /**< alias of BOr */
     BXOR = BXor,     /**< alias of BXor */
     MINLOC = MinLoc, /**< alias of MinLoc */
-    MAXLOC = MaxLoc  /**< alias of MaxLoc */
+    MAXLOC = MaxLoc, /**< alias of MaxLoc */
+    // NeoN's spelling
+    Land = LAnd,     /**< alias of LAnd */
+    Lor = LOr,       /**< alias of LOr */
+    Band = BAnd,     /**< alias of BAnd */
+    Bor = BOr,       /**< alias of BOr */
+    Minloc = MinLoc, /**< alias of MinLoc */
+    Maxloc = MaxLoc  /**< alias of MaxLoc */
 };
 
-/** @brief The MPI_Op of a ReduceOp (the seed's getOp). */
-[[nodiscard]] MPI_Op getOp(ReduceOp op) noexcept;
+/**
+ * @brief The MPI_Op of a ReduceOp (the seed's and NeoN's getOp). constexpr as NeoN declares it;
+ * a constant only where the MPI library's handles are constants (MPICH, not Open MPI).
+ */
+[[nodiscard]] constexpr MPI_Op getOp(ReduceOp op) noexcept
+{
+    switch (op)
+    {
+    case ReduceOp::Sum:
+        return MPI_SUM;
+    case ReduceOp::Prod:
+        return MPI_PROD;
+    case ReduceOp::Min:
+        return MPI_MIN;
+    case ReduceOp::Max:
+        return MPI_MAX;
+    case ReduceOp::LAnd:
+        return MPI_LAND;
+    case ReduceOp::LOr:
+        return MPI_LOR;
+    case ReduceOp::LXor:
+        return MPI_LXOR;
+    case ReduceOp::BAnd:
+        return MPI_BAND;
+    case ReduceOp::BOr:
+        return MPI_BOR;
+    case ReduceOp::BXor:
+        return MPI_BXOR;
+    case ReduceOp::MinLoc:
+        return MPI_MINLOC;
+    case ReduceOp::MaxLoc:
+        return MPI_MAXLOC;
+    }
+    return MPI_OP_NULL;
+}
 
 /** @brief The name of a ReduceOp ("Sum", ...), for messages. */
 [[nodiscard]] const char* toString(ReduceOp op) noexcept;

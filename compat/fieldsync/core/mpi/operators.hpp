@@ -1,0 +1,7 @@
+// SPDX-License-Identifier: MIT
+// NeoN's header NeoN/core/mpi/operators.hpp at the path a rename of NeoN to fieldsync gives:
+// ReduceOp, getOp, getType, allReduce, isend, irecv, test. See fieldsync/compat.hpp and
+// doc/porting.md.
+#pragma once
+
+#include "fieldsync/mpi/operators.hpp"

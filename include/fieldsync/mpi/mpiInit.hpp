@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include <source_location>
+
 namespace fieldsync::mpi
 {
 
@@ -47,12 +49,14 @@ public:
      * @param argc, argv the program's arguments; both libraries may consume their own options.
      * @param required the least thread level the program needs.
      * @param worldErrors the error handler of MPI_COMM_WORLD, when this object initialises MPI.
+     * @param where the caller's call site, named by the Errors it raises.
      */
     MPIInit(
         int& argc,
         char**& argv,
         ThreadLevel required = ThreadLevel::Funneled,
-        WorldErrors worldErrors = WorldErrors::Return
+        WorldErrors worldErrors = WorldErrors::Return,
+        std::source_location where = std::source_location::current()
     );
 
     /** @brief Finalises Kokkos, then MPI, each only if this object initialised it. */

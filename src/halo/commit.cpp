@@ -548,9 +548,18 @@ ExchangeContext checkAndAgree(
     }
     const ContextBid bid { contextBid(env.comm(), where) };
     bool disagrees { false };
-    // each peer answers with its own record for the asker and compares the two as the question
-    // arrives; whoever lists the other compares, so any disagreement is found before the
-    // agreement, which carries it with the context
+    // Each peer answers with its own record for the asker and compares the two as the question
+    // arrives; the asker compares its record with the answer before it bids. A peer that lists
+    // nobody may bid before a question reaches it, so only the asker's comparison is sure to
+    // come before the agreement: with it, every asymmetry of the neighbour sets (a rank lists a
+    // peer that does not list it back) is found by the rank that lists, and the agreement
+    // carries it with the context.
+    const auto differ = [me](int peer, const PeerRecord& m, const PeerRecord& t)
+    {
+        return !compareDirection(me, peer, m.sends, t.receives, m.sendHash, t.receiveHash)
+                    .empty() ||
+               !compareDirection(peer, me, t.sends, m.receives, t.sendHash, m.receiveHash).empty();
+    };
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         setUpComm(env.comm(), where),
         answeredSetUpTag(setUpTurn(env.comm(), where)),
@@ -564,16 +573,16 @@ ExchangeContext checkAndAgree(
             answer[1] = m.receives;
             answer[2] = m.sendHash;
             answer[3] = m.receiveHash;
-            const PeerRecord t { recordFrom(question.data) };
-            disagrees =
-                disagrees ||
-                !compareDirection(me, question.rank, m.sends, t.receives, m.sendHash, t.receiveHash)
-                     .empty() ||
-                !compareDirection(question.rank, me, t.sends, m.receives, t.sendHash, m.receiveHash)
-                     .empty();
+            disagrees = disagrees || differ(question.rank, m, recordFrom(question.data));
         },
-        [&](std::span<const std::int64_t>)
+        [&](std::span<const std::int64_t> answers)
         {
+            std::size_t k { 0 }; // the answers follow the questions: mine's order
+            for (const auto& [peer, m] : mine)
+            {
+                disagrees = disagrees || differ(peer, m, recordFrom(answers.subspan(4 * k, 4)));
+                ++k;
+            }
             const bool bad { disagrees || !error.empty() };
             return mpi::AgreementBid { bad ? 1U : 0U, bid.id, bid.window };
         },

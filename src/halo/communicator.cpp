@@ -10,6 +10,7 @@
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/broadcast.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
@@ -271,7 +272,7 @@ bool CommunicatorState::progress(const std::source_location& where)
 
 bool Communicator::progress(std::source_location where)
 {
-    return state(where).progress(where);
+    return running("Communicator::progress", where).progress(where);
 }
 
 bool CommunicatorState::test(Exchange& exchange, const std::source_location& where)
@@ -371,6 +372,7 @@ Communicator::Communicator(
     std::source_location where
 )
 {
+    mpi::detail::requireMpiRunning("halo::Communicator constructor", where);
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
     if (options.checkPattern)
     {
@@ -416,6 +418,7 @@ Communicator Communicator::declare(
 {
     // a declared Communicator commits later, when its ranks choose: its collectives must not
     // meet other Communicators', so it gets a communicator of its own
+    mpi::detail::requireMpiRunning("Communicator::declare", where);
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
     Communicator declared;
     declared.state_ = std::make_unique<CommunicatorState>(
@@ -427,7 +430,7 @@ Communicator Communicator::declare(
 
 void Communicator::commit(const CommitOptions& options, std::source_location where)
 {
-    state(where).commit(options, where);
+    running("Communicator::commit", where).commit(options, where);
 }
 
 bool Communicator::committed() const noexcept
@@ -484,17 +487,26 @@ CommunicatorState& Communicator::state(const std::source_location& where) const
     return *state_;
 }
 
+CommunicatorState& Communicator::running(const char* call, const std::source_location& where) const
+{
+    CommunicatorState& s = state(where);
+    mpi::detail::requireMpiRunning(call, where); // one load while MPI runs
+    return s;
+}
+
 [[gnu::hot]] void
 Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
-    state(key.where()).start(fields, key, reverse, op);
+    running(reverse ? "Communicator::startReverse" : "Communicator::startComm", key.where())
+        .start(fields, key, reverse, op);
 }
 
 [[gnu::hot]] void Communicator::finish(
     const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where
 )
 {
-    CommunicatorState& s = state_ != nullptr ? *state_ : state(where);
+    CommunicatorState& s =
+        running(reverse ? "Communicator::finaliseReverse" : "Communicator::finaliseComm", where);
     Exchange& exchange =
         key != nullptr
             ? s.byKey(*key, reverse)
@@ -504,25 +516,25 @@ Communicator::start(const Fields& fields, const CommKey& key, bool reverse, Reve
 
 bool Communicator::isComplete(const CommKey& key)
 {
-    CommunicatorState& s = state(key.where());
+    CommunicatorState& s = running("Communicator::isComplete", key.where());
     return s.test(s.byKey(key, false), key.where());
 }
 
 void Communicator::waitComplete(const CommKey& key)
 {
-    CommunicatorState& s = state(key.where());
+    CommunicatorState& s = running("Communicator::waitComplete", key.where());
     s.wait(s.byKey(key, false), key.where());
 }
 
 bool Communicator::testByField(const void* data, const std::source_location& where)
 {
-    CommunicatorState& s = state(where);
+    CommunicatorState& s = running("Communicator::isComplete", where);
     return s.test(s.byField(data, where, std::nullopt), where);
 }
 
 void Communicator::waitByField(const void* data, const std::source_location& where)
 {
-    CommunicatorState& s = state(where);
+    CommunicatorState& s = running("Communicator::waitComplete", where);
     s.wait(s.byField(data, where, std::nullopt), where);
 }
 

@@ -4,6 +4,7 @@
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/faults.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/tag.hpp"
 
 #include "transport.hpp"
@@ -56,6 +57,7 @@ DuplexBuffer::DuplexBuffer(
     }
     if (!tagSet_)
     {
+        mpi::detail::requireMpiRunning("FullDuplexCommBuffer::initComm", where);
         tag_ = mpi::tagFromHash(fnv1a32(name), comm_);
     }
 }
@@ -73,6 +75,7 @@ void DuplexBuffer::setTransports(
 
 [[gnu::hot]] void DuplexBuffer::startReceives(const std::source_location& where)
 {
+    mpi::detail::requireMpiRunning("FullDuplexCommBuffer::startComm", where);
     if (receive_.state() != BufferState::Claimed)
     {
         failState("startComm", receive_.state(), where);
@@ -123,6 +126,7 @@ void DuplexBuffer::setTransports(
 
 [[gnu::hot]] bool DuplexBuffer::isComplete(const std::source_location& where)
 {
+    mpi::detail::requireMpiRunning("FullDuplexCommBuffer::isComplete", where);
     checkStarted("isComplete", where);
     return testHalves(where);
 }
@@ -131,6 +135,7 @@ void DuplexBuffer::setTransports(
     std::string_view what, const std::source_location& where, const std::function<void()>& listen
 )
 {
+    mpi::detail::requireMpiRunning("FullDuplexCommBuffer::waitComplete", where);
     checkStarted("waitComplete", where);
     // The common case after overlap is done at the first test. A message still in the last
     // steps of its protocol (a rendezvous: the peer's copy, then its acknowledgement) needs a

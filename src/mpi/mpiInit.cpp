@@ -196,42 +196,49 @@ const char* toString(ThreadLevel level) noexcept
     return "unknown";
 }
 
-MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worldErrors)
+MPIInit::MPIInit(
+    int& argc,
+    char**& argv,
+    ThreadLevel required,
+    WorldErrors worldErrors,
+    std::source_location where
+)
 {
     int initialised { 0 };
     int finalised { 0 };
-    FIELDSYNC_MPI(MPI_Initialized(&initialised));
-    FIELDSYNC_MPI(MPI_Finalized(&finalised));
-    FIELDSYNC_CHECK(
+    FIELDSYNC_MPI_AT(MPI_Initialized(&initialised), where);
+    FIELDSYNC_MPI_AT(MPI_Finalized(&finalised), where);
+    FIELDSYNC_CHECK_AT(
         !finalised,
         "MPIInit: MPI was already finalised in this process (by an earlier MPIInit or "
-        "MPI_Finalize); MPI cannot be initialised twice: keep one MPIInit for the whole program"
+        "MPI_Finalize); MPI cannot be initialised twice: keep one MPIInit for the whole program",
+        where
     );
     int providedMpi { MPI_THREAD_SINGLE };
     if (initialised)
     {
-        FIELDSYNC_MPI(MPI_Query_thread(&providedMpi));
+        FIELDSYNC_MPI_AT(MPI_Query_thread(&providedMpi), where);
     }
     else
     {
-        FIELDSYNC_MPI(MPI_Init_thread(&argc, &argv, toMpi(required), &providedMpi));
+        FIELDSYNC_MPI_AT(MPI_Init_thread(&argc, &argv, toMpi(required), &providedMpi), where);
         ownsMpi_ = true;
         if (worldErrors == WorldErrors::Return)
         {
-            FIELDSYNC_MPI(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+            FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), where);
         }
     }
     // check mode: the set-up agreement's private duplicate of world, made while every rank is
     // here (made later, by the first set-up call, a rank that skips that call would leave it
     // pending on world)
-    prepareSetUpAgreement(MPI_COMM_WORLD, std::source_location::current());
+    prepareSetUpAgreement(MPI_COMM_WORLD, where);
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))
     {
         const std::string message = std::string("MPIInit: MPI thread level ") + toString(required) +
                                     " required, but the MPI library provides only " +
                                     toString(provided_);
-        Error error(message);
+        Error error(message, where);
         if (ownsMpi_)
         {
             MPI_Finalize();
@@ -254,8 +261,14 @@ MPIInit::MPIInit(int& argc, char**& argv, ThreadLevel required, WorldErrors worl
     );
 }
 
-MPIInit::MPIInit(int&& argc, char**&& argv, ThreadLevel required, WorldErrors worldErrors)
-    : MPIInit(argc, argv, required, worldErrors)
+MPIInit::MPIInit(
+    int&& argc,
+    char**&& argv,
+    ThreadLevel required,
+    WorldErrors worldErrors,
+    std::source_location where
+)
+    : MPIInit(argc, argv, required, worldErrors, where)
 {
 }
 

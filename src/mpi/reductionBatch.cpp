@@ -6,6 +6,8 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
+#include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "requestState.hpp"
 
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -613,6 +616,104 @@ private:
     ReductionBatchState& state_;
 };
 
+/** One entry as the check-mode agreement compares it: its type and op in one integer. */
+std::int64_t codeOf(const Field& field) noexcept
+{
+    return static_cast<std::int64_t>(field.type) * 64 + static_cast<std::int64_t>(field.op);
+}
+
+/** "double Sum", from codeOf's integer. */
+std::string entryText(std::int64_t code)
+{
+    return std::string(nameOf(static_cast<BatchType>(code / 64))) + " " +
+           toString(static_cast<ReduceOp>(code % 64));
+}
+
+/** "ranks 0, 2: 2 entries (double Sum, float Max)": the ranks whose batch is @p codes. */
+std::string batchText(const std::vector<int>& ranks, std::span<const std::int64_t> codes)
+{
+    std::string text { ranks.size() == 1 ? "rank " : "ranks " };
+    for (std::size_t k { 0 }; k < ranks.size(); ++k)
+    {
+        text.append(k > 0 ? ", " : "").append(std::to_string(ranks[k]));
+    }
+    text.append(": ").append(std::to_string(codes.size())).append(" entries (");
+    for (std::size_t k { 0 }; k < codes.size(); ++k)
+    {
+        text.append(k > 0 ? ", " : "").append(entryText(codes[k]));
+    }
+    return text.append(")");
+}
+
+/**
+ * Check mode, before run() or start() reduces: every rank's entries (count, then type and op of
+ * each, in the order added) must be the same. The agreement is the collectives' own: an
+ * allGather of (count, hash), checked and timed by check mode like any collective (a rank that
+ * never calls is named past the wait time-out). Every rank then sees the same table, so where it
+ * differs all of them gather the entries (an allGatherV) and throw the same Error, which names
+ * each batch and its ranks.
+ */
+void agreeOnEntries(
+    const ReductionBatchState& s, const char* call, const std::source_location& where
+)
+{
+    std::vector<std::int64_t> codes;
+    codes.reserve(s.layout.fields.size());
+    std::uint64_t hash { 0xcbf29ce484222325ULL }; // FNV-1a over the codes
+    for (const Field& field : s.layout.fields)
+    {
+        codes.push_back(codeOf(field));
+        hash = (hash ^ static_cast<std::uint64_t>(codes.back())) * 0x100000001b3ULL;
+    }
+    int size { 0 };
+    FIELDSYNC_MPI_AT(MPI_Comm_size(s.comm, &size), where);
+    const std::array<std::int64_t, 2> mine { static_cast<std::int64_t>(codes.size()),
+                                             static_cast<std::int64_t>(hash >> 1) };
+    std::vector<std::int64_t> all(2 * static_cast<std::size_t>(size));
+    allGather(std::span(mine), all, s.comm, CallOptions<> {}, where);
+    if (std::equal(all.begin() + 2, all.end(), all.begin(), all.end() - 2) || size == 1)
+    {
+        return; // each pair equals the one before it: every rank has rank 0's batch
+    }
+    std::vector<int> counts(static_cast<std::size_t>(size));
+    std::vector<int> displacements(static_cast<std::size_t>(size));
+    for (std::size_t r { 0 }; r < counts.size(); ++r)
+    {
+        counts[r] = static_cast<int>(all[2 * r]);
+        displacements[r] = r == 0 ? 0 : displacements[r - 1] + counts[r - 1];
+    }
+    std::vector<std::int64_t> every(static_cast<std::size_t>(displacements.back() + counts.back()));
+    allGatherV(std::span(std::as_const(codes)), every, counts, s.comm, CallOptions<> {}, where);
+    std::string text { std::string(call) +
+                       ": ranks batch different entries (check mode; every rank must add the same "
+                       "types and ops in the same order):" };
+    std::vector<bool> told(counts.size());
+    for (std::size_t r { 0 }; r < counts.size(); ++r)
+    {
+        if (told[r])
+        {
+            continue; // named with an earlier rank of the same batch
+        }
+        const auto batch = std::span(every).subspan(
+            static_cast<std::size_t>(displacements[r]), static_cast<std::size_t>(counts[r])
+        );
+        std::vector<int> ranks;
+        for (std::size_t q { r }; q < counts.size(); ++q)
+        {
+            const auto other = std::span(every).subspan(
+                static_cast<std::size_t>(displacements[q]), static_cast<std::size_t>(counts[q])
+            );
+            if (!told[q] && std::equal(batch.begin(), batch.end(), other.begin(), other.end()))
+            {
+                told[q] = true;
+                ranks.push_back(static_cast<int>(q));
+            }
+        }
+        text.append(r == 0 ? " " : "; ").append(batchText(ranks, batch));
+    }
+    throw Error(text, where);
+}
+
 } // namespace
 
 } // namespace detail
@@ -705,6 +806,11 @@ void ReductionBatch::run(std::source_location where)
         "ReductionBatch::run: a started reduction is in flight; wait() for it first",
         where
     );
+    if (checkMode()) [[unlikely]]
+    {
+        detail::requireMpiRunning("ReductionBatch::run", where);
+        detail::agreeOnEntries(s, "ReductionBatch::run", where);
+    }
     if (s.entries.empty())
     {
         return;
@@ -731,6 +837,11 @@ void ReductionBatch::start(std::source_location where)
         "ReductionBatch::start: a started reduction is already in flight; wait() for it first",
         where
     );
+    if (checkMode()) [[unlikely]]
+    {
+        detail::requireMpiRunning("ReductionBatch::start", where);
+        detail::agreeOnEntries(s, "ReductionBatch::start", where);
+    }
     s.inFlight = true;
     if (s.entries.empty())
     {

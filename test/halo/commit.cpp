@@ -6,10 +6,13 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/reductions.hpp"
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -167,6 +170,74 @@ TEST_CASE("commit: a rank sending to a peer that expects nothing from it")
             )
         );
     }
+}
+
+TEST_CASE("commit: a rank listing a peer that does not list it back is an Error on every rank")
+{
+    // Truth: the pattern itself. One rank (the lister) names one peer in one map, the peer names
+    // nobody at all, so the peer's bid in the commit's agreement may come before the lister's
+    // question reaches it (before the fix: silent, the exchange then "succeeded" with its
+    // message left unmatched). The expected texts are built here from the pattern, and the
+    // caller's line is the one passed in; every rank must raise (counted by an all-reduce).
+    const mpi::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    if (n < 2)
+    {
+        return;
+    }
+    const int me { env.rank() };
+    for (const auto& [lister, peer] : { std::pair { 0, n - 1 }, std::pair { n - 1, 0 } })
+    {
+        for (const bool sends : { true, false })
+        {
+            CAPTURE(lister, peer, sends);
+            RankSimplexCommMap send(n);
+            RankSimplexCommMap receive(n);
+            if (me == lister)
+            {
+                (sends ? send : receive).setRank(peer, { sends ? 0 : 1 });
+            }
+            const std::source_location here { std::source_location::current() };
+            const std::string error =
+                errorOf([&] { Communicator comm(env, send, receive, CommitOptions {}, here); });
+            CAPTURE(error);
+            int raised { error.empty() ? 0 : 1 };
+            mpi::allReduce(raised, mpi::ReduceOp::Sum, env.comm());
+            REQUIRE(raised == n); // every rank, none silent
+            REQUIRE_THAT(
+                error,
+                Catch::Contains(std::string(here.file_name()) + ":" + std::to_string(here.line()))
+            );
+            const std::string l { std::to_string(lister) };
+            const std::string p { std::to_string(peer) };
+            if (me == lister || me == peer)
+            {
+                REQUIRE_THAT(
+                    error,
+                    Catch::Contains(
+                        sends ? "rank " + l + " sends 1 cells to rank " + p + ", but rank " + p +
+                                    "'s receive map expects nothing from rank " + l
+                              : "rank " + p + " sends nothing to rank " + l + ", but rank " + l +
+                                    "'s receive map expects 1 cells from rank " + p
+                    )
+                );
+            }
+            else
+            {
+                // the others name the lowest rank that found it (both ranks of the pair do)
+                REQUIRE_THAT(
+                    error, Catch::Contains("rank " + std::to_string(std::min(lister, peer)))
+                );
+            }
+        }
+    }
+    // the environment is still good for a correct Communicator
+    const Ring r = ring(env, { 4, 5, 6, 7 });
+    Communicator good(env, r.send, r.receive);
+    std::vector<double> field { 0.5, 1.5, 2.5, 3.5, -1, -1, -1, -1 };
+    good.startComm(field);
+    good.finaliseComm(field);
+    REQUIRE(field[4] == 0.5);
 }
 
 TEST_CASE("commit: Communicators from maps and ghost lists made back to back stay apart")

@@ -10,6 +10,7 @@
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
 
 #include <functional>
 #include <initializer_list>
@@ -259,6 +260,85 @@ TEST_CASE("check mode: one rank's own mistake is an Error on every rank", "[chec
         [&] { fm::allReduce(send, recv, fm::ReduceOp::Sum, env.comm()); },
         { odd ? "receive buffer too small" : "rank 1 failed its own checks" }
     );
+}
+
+TEST_CASE("check mode: ReductionBatch entries that differ between ranks", "[checkMode]")
+{
+    // Truth: the batches each rank builds here. Before check mode covered ReductionBatch, the op
+    // and type cases were silent garbage and the extra entry an MPI truncation error on the other
+    // ranks only; now every rank throws the same Error naming each batch and its ranks.
+    const fm::MPIEnvironment world;
+    const fm::MPIEnvironment env { world.duplicate() };
+    REQUIRE(env.sizeRank() >= 2);
+    const int last { env.sizeRank() - 1 };
+    const bool odd { env.rank() == last };
+    const std::string lastRank { "rank " + std::to_string(last) + ": " };
+    std::string others { last == 1 ? "rank 0" : "ranks 0" }; // every rank but the last
+    for (int r { 1 }; r < last; ++r)
+    {
+        others += ", " + std::to_string(r);
+    }
+    others += ": ";
+    double residual { 1.0 };
+    double cfl { 2.0 };
+    float small { 3.0F };
+
+    SECTION("an op (Max on the last rank, Sum elsewhere), blocking")
+    {
+        fm::ReductionBatch batch(env.comm());
+        batch.add(residual, fm::ReduceOp::Sum)
+            .add(cfl, odd ? fm::ReduceOp::Max : fm::ReduceOp::Sum);
+        expectEverywhere(
+            env,
+            [&] { batch.run(); },
+            { "ReductionBatch::run: ranks batch different entries",
+              others + "2 entries (double Sum, double Sum)",
+              lastRank + "2 entries (double Sum, double Max)" }
+        );
+    }
+    SECTION("a type (float on the last rank, double elsewhere), non-blocking")
+    {
+        fm::ReductionBatch batch(env.comm());
+        if (odd)
+        {
+            batch.add(small, fm::ReduceOp::Max);
+        }
+        else
+        {
+            batch.add(cfl, fm::ReduceOp::Max);
+        }
+        expectEverywhere(
+            env,
+            [&] { batch.start(); },
+            { "ReductionBatch::start: ranks batch different entries",
+              others + "1 entries (double Max)",
+              lastRank + "1 entries (float Max)" }
+        );
+        REQUIRE_FALSE(batch.inFlight());
+    }
+    SECTION("an extra entry on the last rank")
+    {
+        fm::ReductionBatch batch(env.comm());
+        batch.add(residual, fm::ReduceOp::Sum);
+        if (odd)
+        {
+            batch.add(cfl, fm::ReduceOp::Max);
+        }
+        expectEverywhere(
+            env,
+            [&] { batch.run(); },
+            { others + "1 entries (double Sum)", lastRank + "2 entries (double Sum, double Max)" }
+        );
+    }
+    SECTION("batches that agree reduce as before")
+    {
+        fm::ReductionBatch batch(env.comm());
+        double rank { static_cast<double>(env.rank()) };
+        batch.add(residual, fm::ReduceOp::Sum).add(rank, fm::ReduceOp::Max);
+        batch.run();
+        CHECK(residual == static_cast<double>(env.sizeRank()));
+        CHECK(rank == static_cast<double>(last));
+    }
 }
 
 TEST_CASE("check mode: calls that agree still give the right results", "[checkMode]")

@@ -518,6 +518,9 @@ private:
     bool testByField(const void* data, const std::source_location& where);
     void waitByField(const void* data, const std::source_location& where);
     CommunicatorState& state(const std::source_location& where) const;
+    /** @brief state(), and an Error naming @p call at @p where unless MPI runs (not finalised:
+     * a Communicator kept past its MPIInit), checked before any call into MPI. */
+    CommunicatorState& running(const char* call, const std::source_location& where) const;
 
     std::unique_ptr<CommunicatorState> state_; /**< everything (src/halo/communicatorState.hpp) */
 };

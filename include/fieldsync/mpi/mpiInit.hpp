@@ -56,12 +56,14 @@ public:
      * @param argc, argv the program's arguments; MPI may consume its own options.
      * @param required the least thread level the program needs.
      * @param worldErrors the error handler of MPI_COMM_WORLD, when this object initialises MPI.
+     * @param where the caller's call site, named by the Errors it raises.
      */
     MPIInit(
         int& argc,
         char**& argv,
         ThreadLevel required = ThreadLevel::Funneled,
-        WorldErrors worldErrors = WorldErrors::Return
+        WorldErrors worldErrors = WorldErrors::Return,
+        std::source_location where = std::source_location::current()
     );
 
     /**
@@ -72,7 +74,8 @@ public:
         int&& argc,
         char**&& argv,
         ThreadLevel required = ThreadLevel::Funneled,
-        WorldErrors worldErrors = WorldErrors::Return
+        WorldErrors worldErrors = WorldErrors::Return,
+        std::source_location where = std::source_location::current()
     );
 
     /**

@@ -28,7 +28,7 @@ mkdir -p "$gpu"
 # (CUDA_TARGETS / HOST_TARGETS, space-separated, build and pack fewer: a short call's programs)
 cuda_targets=(test_collectives test_halo_communicator test_halo_exchange_check test_halo_pack_kernels test_heat test_mpi_memory_spaces
     test_halo_memory_spaces test_halo_ghost_list test_halo_exchange_context test_reduction_batch
-    fieldsync-heat gpu_bench)
+    test_compat kokkosNeonMain kokkosLazyStart fieldsync-heat gpu_bench)
 host_targets=(fieldsync-heat halo_bench algorithms_bench hierarchy_bench setup_bench backend_bench)
 [[ -z ${CUDA_TARGETS:-} ]] || read -r -a cuda_targets <<<"$CUDA_TARGETS"
 [[ -z ${HOST_TARGETS:-} ]] || read -r -a host_targets <<<"$HOST_TARGETS"

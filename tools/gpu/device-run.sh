@@ -9,6 +9,8 @@
 #   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
 #   tools/gpu/device-run.sh setuponly                  # the set-up alone on 2 to 16 ranks
 #   tools/gpu/device-run.sh check shared               # issue 36: kernels, collectives, profile
+#   tools/gpu/device-run.sh alone                      # independent solvers sharing the GPU
+#   tools/gpu/device-run.sh neon                       # issue 32 on Kokkos 4 + CUDA
 #
 # Logs and JSON go to /tmp/fieldsync-out, packed at the end into results.tar.gz in $OUT (the
 # device tool's folder that comes back, at most 8 files) beside summary.txt, which is written
@@ -164,6 +166,19 @@ phase_alone() {
     [[ -n ${ALONE_ONLY:-} ]] && return
     run gpu_bench 120 1 "$s/cuda/gpu_bench" --only collectives --json "$out/gpu_bench-raw-np1.json"
     grep -h -A30 "^3. collectives" "$out/gpu_bench.log" | head -n 30 | tee -a "$summary"
+}
+
+# The NeoN contract on Kokkos 4 + CUDA: the compatibility suite on 1 to 4 ranks (NeoN runs its
+# tests on 3), and NeoN's main (MPIInit, then Kokkos::initialize ... Kokkos::finalize) and the
+# README's (Kokkos never initialised by the program), which Kokkos 4 aborts on a double call
+phase_neon() {
+    for np in 1 2 3 4; do
+        run neon 120 "$np" "$s/cuda/test_compat"
+    done
+    for np in 1 2; do
+        run neon 60 "$np" "$s/cuda/kokkosNeonMain"
+        run neon 60 "$np" "$s/cuda/kokkosLazyStart"
+    done
 }
 
 # The heat solver with the host's default interior chunks (2048 cells, a kernel and a fence

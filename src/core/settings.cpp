@@ -3,10 +3,13 @@
 
 #include "fieldsync/config.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
 
 #include <algorithm>
 #include <cctype>
+#include <array>
 #include <cstdlib>
+#include <string_view>
 
 #include <unistd.h> // environ
 
@@ -106,6 +109,76 @@ void envValues(std::span<const char* const> names, std::span<const char*> values
             }
         }
     }
+}
+
+namespace
+{
+
+/** @brief The variables, in README.md's order. */
+constexpr std::array<Setting, 12> table { {
+    { "FIELDSYNC_LOG_LEVEL", "warn" },
+    { "FIELDSYNC_GPU_AWARE_MPI", "detected" },
+    { "FIELDSYNC_FORCE_STAGING", "0" },
+    { "FIELDSYNC_STAGING_MEMORY", "pinned" },
+    { "FIELDSYNC_WAIT_TIMEOUT", "60" },
+    { "FIELDSYNC_WAIT_TIMEOUT_ACTION", "warn" },
+    { "FIELDSYNC_WAIT_SPIN_US", "100" },
+    { "FIELDSYNC_WAIT_YIELD", "detected" },
+    { "FIELDSYNC_CHECK", "CMake FIELDSYNC_CHECK_MODE" },
+    { "FIELDSYNC_ON_ERROR", "throw" },
+    { "FIELDSYNC_HALO_BACKEND", "p2p" },
+    { "FIELDSYNC_FAULTS", "off" },
+} };
+
+} // namespace
+
+std::span<const Setting> settingsTable() noexcept
+{
+    return table;
+}
+
+std::vector<std::string> logSettings(int rank)
+{
+    constexpr std::string_view prefix { "FIELDSYNC_" };
+    constexpr std::string_view testPrefix { "FIELDSYNC_TEST_" }; // the test suite's own
+    std::vector<std::string> unknown;
+    for (char** entry { environ }; entry != nullptr && *entry != nullptr; ++entry)
+    {
+        const std::string_view text { *entry };
+        const std::string_view name { text.substr(0, text.find('=')) };
+        if (!name.starts_with(prefix) || name.starts_with(testPrefix))
+        {
+            continue;
+        }
+        const bool known = std::any_of(
+            table.begin(),
+            table.end(),
+            [name](const Setting& setting) { return name == setting.name; }
+        );
+        if (known)
+        {
+            logger().debug("setting {}", text);
+        }
+        else
+        {
+            unknown.emplace_back(name);
+        }
+    }
+    if (!unknown.empty() && rank == 0)
+    {
+        std::string names;
+        for (const std::string& name : unknown)
+        {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        logger().warn(
+            "set in the environment but not read by fieldsync: {} (misspelt? README.md, "
+            "\"Settings\", lists the {} variables it reads)",
+            names,
+            table.size()
+        );
+    }
+    return unknown;
 }
 
 bool checkMode()

@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -253,6 +254,12 @@ MPIInit::MPIInit(
         {
             ownership.arguments.assign(argv, argv + argc);
         }
+    }
+    if (first_)
+    {
+        int rank { 0 };
+        FIELDSYNC_MPI_AT(MPI_Comm_rank(MPI_COMM_WORLD, &rank), where);
+        static_cast<void>(logSettings(rank));
     }
     logger().debug(
         "MPIInit: MPI thread level {} (owns MPI: {}; Kokkos started when fieldsync needs it)",

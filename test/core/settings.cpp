@@ -5,8 +5,12 @@
 #include "fieldsync/core/settings.hpp"
 
 #include <array>
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <regex>
 #include <string>
+#include <vector>
 
 TEST_CASE("Environment settings parse booleans and numbers and reject junk")
 {
@@ -63,5 +67,57 @@ TEST_CASE("envValues finds several variables in one pass, as getenv would one by
     for (const char* name : names)
     {
         ::unsetenv(name);
+    }
+}
+
+TEST_CASE("The settings table lists what README.md's Settings table lists, in its order")
+{
+    // truth: the README a user reads (its "Settings (environment)" section's first column)
+    std::ifstream readme(FIELDSYNC_README);
+    REQUIRE(readme.good());
+    std::vector<std::string> documented;
+    bool inSection { false };
+    const std::regex row("^\\| `(FIELDSYNC_[A-Z_]+)` \\|");
+    for (std::string line; std::getline(readme, line);)
+    {
+        if (line.starts_with("## "))
+        {
+            inSection = line == "## Settings (environment)";
+        }
+        std::smatch match;
+        if (inSection && std::regex_search(line, match, row))
+        {
+            documented.push_back(match[1]);
+        }
+    }
+    std::vector<std::string> tabled;
+    for (const fieldsync::Setting& setting : fieldsync::settingsTable())
+    {
+        tabled.emplace_back(setting.name);
+    }
+    REQUIRE(documented.size() >= 12);
+    CHECK(tabled == documented);
+}
+
+TEST_CASE("logSettings names the FIELDSYNC_ variables fieldsync does not read, and only those")
+{
+    ::setenv("FIELDSYNC_WAIT_TIMOUT", "5", 1); // misspelt
+    ::setenv("FIELDSYNC_WAIT_SPIN_US", "100", 1);
+    ::setenv("FIELDSYNC_TEST_HARNESS", "x", 1);
+    const std::vector<std::string> unknown = fieldsync::logSettings(1);
+    ::unsetenv("FIELDSYNC_WAIT_TIMOUT");
+    ::unsetenv("FIELDSYNC_WAIT_SPIN_US");
+    ::unsetenv("FIELDSYNC_TEST_HARNESS");
+    const auto has = [&unknown](const char* name)
+    {
+        return std::find(unknown.begin(), unknown.end(), name) != unknown.end();
+    };
+    CHECK(has("FIELDSYNC_WAIT_TIMOUT"));
+    CHECK_FALSE(has("FIELDSYNC_WAIT_SPIN_US"));
+    CHECK_FALSE(has("FIELDSYNC_TEST_HARNESS"));
+    for (const std::string& name : unknown) // whatever else the launcher set: none is a setting
+    {
+        CHECK(name.starts_with("FIELDSYNC_"));
+        CHECK_FALSE(name.starts_with("FIELDSYNC_TEST_"));
     }
 }

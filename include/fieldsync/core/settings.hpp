@@ -3,6 +3,7 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 namespace fieldsync
 {
@@ -37,6 +38,30 @@ namespace fieldsync
  * @p values must be as long as @p names.
  */
 void envValues(std::span<const char* const> names, std::span<const char*> values) noexcept;
+
+/** @brief One environment variable fieldsync reads (README.md's "Settings" table explains each). */
+struct Setting
+{
+    const char* name;     /**< the variable, FIELDSYNC_... */
+    const char* fallback; /**< what applies when it is unset, as the README states it */
+};
+
+/**
+ * @brief The one table of the environment variables the library reads (it reads no other), in
+ * README.md's order; README.md's "Settings" table lists the same names (a test compares them).
+ */
+[[nodiscard]] std::span<const Setting> settingsTable() noexcept;
+
+/**
+ * @brief Logs at debug level every variable of settingsTable() that is set, with its value;
+ * variables named FIELDSYNC_... (but not FIELDSYNC_TEST_..., the test suite's) that fieldsync
+ * does not read (a misspelt name would otherwise
+ * change nothing without a word) are one warning, logged where @p rank is 0. The first MPIInit
+ * of a process calls it.
+ * @return the FIELDSYNC_... variables set in the environment that the table lacks, in the order
+ * of the environment.
+ */
+std::vector<std::string> logSettings(int rank);
 
 /**
  * @brief Whether the O(n) checks run (index ranges, peer agreement on keys and sizes):

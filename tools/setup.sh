@@ -11,7 +11,7 @@ packages=(
     mpich libmpich-dev
     catch2 libspdlog-dev libmetis-dev
     libptscotch-dev libcli11-dev libtrilinos-zoltan-dev
-    valgrind
+    valgrind python3
 )
 
 missing=()

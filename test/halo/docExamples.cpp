@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The code of doc/halo.md, compiled and run: keep the two in step.
+// The code of doc/halo.md and README.md, compiled and run; tools/docs/checkSnippets.py (test
+// docs.snippets) holds each page's block equal to its region here.
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/ghostList.hpp"
+#include "fieldsync/halo/graphTopologyOf.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <source_location>
+#include <span>
 #include <string>
+#include <vector>
 
 using namespace fieldsync;
 using namespace fieldsync::halo;
@@ -216,4 +222,90 @@ TEST_CASE("doc/halo.md: a Communicator from a ghost list")
     comm.finaliseComm(field);
     REQUIRE(field[4] == 100.0 * left + owned - 1);
     REQUIRE(field[5] == 100.0 * right);
+}
+
+TEST_CASE("README.md: an exchange, and a Communicator from a ghost list")
+{
+    const mpi::MPIEnvironment mpiEnv;
+    const int n { mpiEnv.sizeRank() };
+    const int left { (mpiEnv.rank() + n - 1) % n };
+    const int right { (mpiEnv.rank() + 1) % n };
+    const LocalIndex owned { 4 };
+    const Row row { periodicRow(mpiEnv, owned) };
+    const RankSimplexCommMap& sendMap { row.send };
+    const RankSimplexCommMap& receiveMap { row.receive };
+    std::vector<double> field(owned + 2, -1.0); // owned cell i of rank r holds 100 r + i
+    for (LocalIndex i = 0; i < owned; ++i)
+    {
+        field[static_cast<std::size_t>(i)] = 100.0 * mpiEnv.rank() + i;
+    }
+    {
+        // [readme-exchange]
+        fieldsync::halo::Communicator comm(mpiEnv, sendMap, receiveMap);
+        comm.startComm(field); // pack and post; the key is this line (file:line)
+        // ... update interior cells while the messages travel ...
+        comm.finaliseComm(field); // wait, unpack into the ghost cells
+        // [readme-exchange]
+    }
+    REQUIRE(field[4] == 100.0 * left + owned - 1);
+    REQUIRE(field[5] == 100.0 * right);
+
+    std::fill(field.begin() + owned, field.end(), -1.0);
+    const LocalIndex nOwned { owned };
+    const std::vector<LocalIndex> ghostCells { owned, owned + 1 };
+    const std::vector<GhostOwner> ghostOwners { { left, owned - 1 }, { right, 0 } };
+    // [readme-ghost-list]
+    fieldsync::halo::GhostList list(mpiEnv, nOwned, ghostCells, ghostOwners);
+    fieldsync::halo::Communicator comm = list.communicator();
+    // [readme-ghost-list]
+    comm.startComm(field);
+    comm.finaliseComm(field);
+    REQUIRE(field[4] == 100.0 * left + owned - 1);
+    REQUIRE(field[5] == 100.0 * right);
+}
+
+TEST_CASE("doc/topology.md: a graph topology of a Communicator, declare then commit")
+{
+    const mpi::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    const LocalIndex owned { 4 };
+    const Row row { periodicRow(env, owned) };
+    {
+        const Communicator comm(env, row.send, row.receive);
+        // [graph-of]
+        mpi::GraphTopology graph = halo::graphTopologyOf(comm, sizeof(double), true);
+        // [graph-of]
+        // each neighbour rank once: the rank itself on one rank (its row wraps onto itself), the
+        // other rank on two, the left and the right one on more
+        const std::size_t neighbours = n <= 2 ? 1 : 2;
+        CHECK(graph.sources().size() == neighbours);
+        CHECK(graph.destinations().size() == neighbours);
+    }
+    // global ids of the periodic row: owned cell i of rank r is r * owned + i
+    const auto N { static_cast<std::int64_t>(n) * owned };
+    const std::int64_t first { static_cast<std::int64_t>(env.rank()) * owned };
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(owned + 2));
+    for (LocalIndex i = 0; i < owned; ++i)
+    {
+        ids[static_cast<std::size_t>(i)] = first + i;
+    }
+    ids[static_cast<std::size_t>(owned)] = (first + N - 1) % N;     // the left neighbour's last
+    ids[static_cast<std::size_t>(owned + 1)] = (first + owned) % N; // the right neighbour's first
+    const std::span<const std::int64_t> localToGlobal { ids };
+    const std::int64_t nOwned { owned };
+    const RankSimplexCommMap& sendMap { row.send };
+    const RankSimplexCommMap& receiveMap { row.receive };
+    // [declare-commit]
+    auto comm = fieldsync::halo::Communicator::declare(env, sendMap, receiveMap); // collective
+    comm.commit({ .globalIds = localToGlobal, .ownedCells = nOwned });            // collective
+    // [declare-commit]
+    std::vector<double> field(static_cast<std::size_t>(owned + 2), -1.0);
+    for (std::size_t i = 0; i < field.size(); ++i)
+    {
+        field[i] = i < static_cast<std::size_t>(owned) ? static_cast<double>(ids[i]) : -1.0;
+    }
+    comm.startComm(field);
+    comm.finaliseComm(field);
+    CHECK(field[static_cast<std::size_t>(owned)] == static_cast<double>(ids[owned]));
+    CHECK(field[static_cast<std::size_t>(owned + 1)] == static_cast<double>(ids[owned + 1]));
 }

@@ -196,7 +196,9 @@ TEST_CASE("CartesianTopology: a user mapping groups neighbouring blocks", "[topo
         CHECK(line.rankMapping()[0] == n - 1);
         return;
     }
+    // [grouping-topology]
     fm::CartesianTopology topo(env, { 2, n / 2 }, {}, [n](int r) { return groupInTiles(r, n); });
+    // [grouping-topology]
     CHECK(topo.environment().rank() == groupInTiles(env.rank(), n));
     const int tileStart = env.rank() / 4 * 4;
     for (int other = tileStart; other < tileStart + 4; ++other)

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
-// The examples of doc/collectives.md, compiled and run (keep the two in step).
+// The examples of doc/collectives.md, doc/algorithms.md and doc/topology.md, compiled and run;
+// tools/docs/checkSnippets.py (test docs.snippets) holds each block equal to its region here.
 #include "fieldsync_test/catch.hpp"
 
+#include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/mpi/cartesianTopology.hpp"
 #include "fieldsync/mpi/environment.hpp"
+#include "fieldsync/mpi/graphTopology.hpp"
+#include "fieldsync/mpi/reordering.hpp"
 #include "fieldsync/mpi/operators.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -140,4 +145,120 @@ TEST_CASE("doc/collectives.md examples", "[collectives][doc]")
     fm::allGather(fm::inPlace, table, comm); // every rank's block is already in place
     // [inPlace]
     CHECK(table.back() == 2 * (size - 1));
+}
+
+TEST_CASE("doc/collectives.md: ReductionBatch", "[collectives][doc]")
+{
+    const fm::MPIEnvironment env;
+    const int rank { env.rank() };
+    const int size { env.sizeRank() };
+    // truth per rank r: residual 1 + r, CFL 0.1 r, dt 1 / (1 + r), failures only on the last rank
+    const auto localResidual = [rank]
+    {
+        return 1.0 + rank;
+    };
+    const auto localCfl = [rank]
+    {
+        return 0.1 * rank;
+    };
+    const auto localDt = [rank]
+    {
+        return 1.0F / static_cast<float>(1 + rank);
+    };
+    const auto localFailures = [rank, size]
+    {
+        return rank == size - 1 ? 1 : 0;
+    };
+    // a Communicator with no neighbours: the exchange the batch overlaps with
+    fieldsync::halo::Communicator halo(
+        env, fieldsync::halo::RankSimplexCommMap(size), fieldsync::halo::RankSimplexCommMap(size)
+    );
+    Kokkos::View<double*, Kokkos::HostSpace> field("field", 4);
+    // [reductionBatch]
+    double residual = localResidual();
+    double cfl = localCfl();
+    float dt = localDt();
+    int failed = localFailures();
+    fm::ReductionBatch batch(env.comm()); // built once, run every step
+    batch.add(residual, fm::ReduceOp::Sum)
+        .add(cfl, fm::ReduceOp::Max)
+        .add(dt, fm::ReduceOp::Min)
+        .add(failed, fm::ReduceOp::LOr);
+    batch.run(); // one MPI_Allreduce; the four variables hold the results
+
+    batch.start();         // non-blocking: the values are read now
+    halo.startComm(field); // overlaps the halo exchange (a halo::Communicator)
+    halo.finaliseComm(field);
+    batch.wait(); // the results are written here
+    // [reductionBatch]
+    // the second run reduces the results of the first again: Max, Min and LOr are idempotent,
+    // the sum is taken size times
+    CHECK(residual == size * (size * (size + 1) / 2.0));
+    CHECK(cfl == 0.1 * (size - 1));
+    CHECK(dt == 1.0F / static_cast<float>(size));
+    CHECK(failed == 1);
+}
+
+TEST_CASE("doc/algorithms.md: selecting an algorithm", "[collectives][doc]")
+{
+    const fm::MPIEnvironment env;
+    const MPI_Comm comm { env.comm() };
+    const int size { env.sizeRank() };
+    std::vector<double> residuals(5, 1.0);
+    Kokkos::View<double*> field("field", 6);
+    Kokkos::deep_copy(field, env.rank() == 0 ? 3.0 : -1.0);
+    // [selecting]
+    namespace fm = fieldsync::mpi;
+    fm::allReduce(residuals, fm::ReduceOp::Sum, comm, { .algorithm = fm::Algorithm::Ring });
+    auto request = fm::iBroadcast(field, 0, comm, { .algorithm = fm::Algorithm::ScatterAllGather });
+    request.wait();
+    // [selecting]
+    CHECK(residuals.back() == size);
+    const auto fieldHost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+    CHECK(fieldHost(5) == 3.0);
+}
+
+TEST_CASE("doc/topology.md: topologies and reordering", "[topology][doc]")
+{
+    using namespace fieldsync;
+    const mpi::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    const int rank { env.rank() };
+    {
+        // [cartesian]
+        mpi::CartesianTopology topo(
+            env, { 0, 0, 0 }, { true, false, false }
+        ); // MPI chooses 3-D dims
+        mpi::CartesianTopology line(env, { env.sizeRank() }, { false }, true); // MPI may reorder
+        // [cartesian]
+        CHECK(topo.dims()[0] * topo.dims()[1] * topo.dims()[2] == n);
+        CHECK(line.dims()[0] == n);
+    }
+    {
+        // a ring: receive from the previous rank, send to the next, one cell each
+        const std::vector<int> sources { (rank + n - 1) % n };
+        const std::vector<int> sourceWeights { 1 };
+        const std::vector<int> destinations { (rank + 1) % n };
+        const std::vector<int> destinationWeights { 1 };
+        // [graph]
+        mpi::GraphTopology graph(env, sources, sourceWeights, destinations, destinationWeights);
+        // [graph]
+        // no reordering: the same numbering
+        CHECK(std::vector<int>(graph.sources().begin(), graph.sources().end()) == sources);
+        CHECK(
+            std::vector<int>(graph.destinations().begin(), graph.destinations().end()) ==
+            destinations
+        );
+    }
+    // [reorder]
+    mpi::MPIEnvironment reversed = mpi::reorder(env, [n](int r) { return n - 1 - r; });
+    std::vector<int> rotated(static_cast<std::size_t>(n)); // entry r: the new rank of old rank r
+    for (int r = 0; r < n; ++r)
+    {
+        rotated[static_cast<std::size_t>(r)] = (r + 1) % n;
+    }
+    mpi::MPIEnvironment shifted = mpi::reorder(env, rotated);
+    // [reorder]
+    CHECK(reversed.rank() == n - 1 - rank);
+    CHECK(shifted.rank() == (rank + 1) % n);
 }

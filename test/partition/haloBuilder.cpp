@@ -281,6 +281,39 @@ TEST_CASE("HaloBuilder: partitionAndScatter gives every cell to exactly one rank
     );
 }
 
+TEST_CASE("doc/partitioning.md: from a graph on one rank to a Communicator")
+{
+    const mpi::MPIEnvironment env;
+    const struct
+    {
+        CellGraph graph() const { return test::grid(12, 8); }
+    } mesh;
+    // [graph-to-communicator]
+    const CellGraph graph { env.rank() == 0 ? mesh.graph() : CellGraph {} }; // whole mesh on rank 0
+    const DistributedGraph piece {
+        DistributedGraph::partitionAndScatter(env, graph)
+    };                                                                    // METIS, seed 1
+    const HaloLayout layout { HaloBuilder(env, 1).build(piece.cells()) }; // directory + NBX
+    Communicator comm(env, layout.sendMap(), layout.receiveMap());
+    Kokkos::View<double*> u("u", layout.nLocal()); // owned + ghosts
+    // [graph-to-communicator]
+    const auto uHost = Kokkos::create_mirror_view(u);
+    for (std::size_t i { 0 }; i < layout.nLocal(); ++i)
+    {
+        uHost(i) = i < layout.nOwned() ? test::valueOf(layout.globalIds()[i]) : -1.0;
+    }
+    Kokkos::deep_copy(u, uHost);
+    comm.startComm(u);
+    comm.finaliseComm(u);
+    Kokkos::deep_copy(uHost, u);
+    int wrong { 0 }; // every ghost holds the known function of its global id
+    for (std::size_t i { 0 }; i < layout.nLocal(); ++i)
+    {
+        wrong += uHost(i) == test::valueOf(layout.globalIds()[i]) ? 0 : 1;
+    }
+    REQUIRE(wrong == 0);
+}
+
 TEST_CASE("HaloBuilder: per-rank memory does not grow with the number of ranks")
 {
     // A strip: each rank of a sub-communicator of k ranks owns a fixed L x W block of a

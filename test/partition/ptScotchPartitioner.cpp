@@ -143,9 +143,11 @@ void checkPartition(const CellGraph& whole, double fraction)
 {
     const mpi::MPIEnvironment env;
     const int p { env.sizeRank() };
-    const CellGraph rows { block(whole, env.rank(), p) };
-    const PtScotchPartitioner scotch;
-    const std::vector<int> parts { scotch.partition(env, rows) };
+    // [ptscotch-partition]
+    const CellGraph rows { block(whole, env.rank(), p) }; // rows b_r .. b_r + n_r - 1, neighbours
+    const PtScotchPartitioner scotch;                     // 5% imbalance
+    const std::vector<int> parts { scotch.partition(env, rows) }; // the part of each row
+    // [ptscotch-partition]
     // checks on one rank are reduced before REQUIRE, so a failure never leaves a rank waiting
     int bad { parts.size() == rows.nCells() ? 0 : 1 };
     for (const int part : parts)
@@ -188,7 +190,9 @@ void checkPartition(const CellGraph& whole, double fraction)
     }
 
     // the moved cells give a halo that delivers the known function of each ghost's id
+    // [ptscotch-halo]
     const HaloLayout layout { HaloBuilder(env, 1).build(owned) };
+    // [ptscotch-halo]
     std::vector<double> field(layout.nLocal(), -1.0);
     for (std::size_t i { 0 }; i < layout.nOwned(); ++i)
     {

@@ -109,8 +109,13 @@ void checkRebalance(RebalanceMethod method)
     Kokkos::deep_copy(scalar, scalarHost);
     const double before { weightImbalance(env, layout.globalIds().first(layout.nOwned())) };
 
+    // [rebalance]
     const Rebalancer rebalancer(env, RebalanceOptions { method });
     Rebalanced result { rebalancer.rebalance(layout, weights, centroids, 2, scalar, pair) };
+    // scalar and pair now live on result.layout; result.communicator exchanges their ghosts;
+    // result.migration moves further per-cell data along the same plan; result.report says
+    // what it cost
+    // [rebalance]
 
     const std::span<const GlobalIndex> ids { result.layout.globalIds().first(result.layout.nOwned()
     ) };

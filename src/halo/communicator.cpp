@@ -406,6 +406,8 @@ Communicator Communicator::adopt(
         std::move(context), std::move(sendMap), std::move(receiveMap), where, true
     );
     adopted.state_->commit(options, where, true);
+    // in the registry like a map-built one: MPIInit's end names it if it outlives MPI
+    trackLive(adopted.state_.get(), "fieldsync::halo::Communicator", where);
     return adopted;
 }
 

@@ -134,7 +134,9 @@ public:
 
     /**
      * @brief Registers @p value, reduced with @p op by every later run() or start(); the
-     * variable must outlive the batch's runs. Returns the batch, so adds chain.
+     * variable must outlive the batch's runs: the batch keeps its address, so a local added in
+     * a scope that ends before run() is undefined behaviour (not detected; AddressSanitizer
+     * reports it). clear() forgets the entries. Returns the batch, so adds chain.
      * @throws Error when @p op is not defined on T, or while a reduction is in flight.
      */
     template<ReductionBatchScalar T>

@@ -406,6 +406,8 @@ Communicator Communicator::adopt(
         std::move(context), std::move(sendMap), std::move(receiveMap), where, true
     );
     adopted.state_->commit(options, where, true);
+    // in the registry like a map-built one: MPIInit's end names it if it outlives MPI
+    trackLive(adopted.state_.get(), "fieldsync::halo::Communicator", where);
     return adopted;
 }
 
@@ -492,6 +494,45 @@ CommunicatorState& Communicator::running(const char* call, const std::source_loc
     CommunicatorState& s = state(where);
     mpi::detail::requireMpiRunning(call, where); // one load while MPI runs
     return s;
+}
+
+void Communicator::checkBlock(
+    int order,
+    const std::array<std::size_t, 3>& extents,
+    const std::string& label,
+    const std::source_location& where
+) const
+{
+    const std::optional<BlockShape>& shape { state(where).blockShape() };
+    if (!shape)
+    {
+        return; // maps of another origin: a rank-3 view is its span, as documented
+    }
+    const auto expected = static_cast<int>(shape->order);
+    FIELDSYNC_CHECK_AT(
+        order < 0 || order == expected,
+        "Communicator: rank-3 view '" + label + "' is " +
+            (order == 0 ? "LayoutRight" : "LayoutLeft") + ", but the maps (a StructuredBlock's) " +
+            "index a " + toString(shape->order) + " array: its cells would be named wrongly. " +
+            "Give the StructuredBlock BlockOrder::" + (order == 0 ? "LayoutRight" : "LayoutLeft") +
+            ", or the view Kokkos::" + toString(shape->order) +
+            " (Kokkos::View<T***> is LayoutLeft on CUDA and HIP)",
+        where
+    );
+    bool same { true };
+    for (std::size_t d { 0 }; d < 3; ++d)
+    {
+        same = same && static_cast<std::int64_t>(extents[d]) == shape->extents[d];
+    }
+    FIELDSYNC_CHECK_AT(
+        same,
+        "Communicator: rank-3 view '" + label + "' has extents " + std::to_string(extents[0]) +
+            " x " + std::to_string(extents[1]) + " x " + std::to_string(extents[2]) +
+            ", the maps (a StructuredBlock's) index a padded array of " +
+            std::to_string(shape->extents[0]) + " x " + std::to_string(shape->extents[1]) + " x " +
+            std::to_string(shape->extents[2]),
+        where
+    );
 }
 
 [[gnu::hot]] void

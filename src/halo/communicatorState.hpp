@@ -107,6 +107,12 @@ public:
     CommunicatorState(CommunicatorState&&) = delete;
     CommunicatorState& operator=(CommunicatorState&&) = delete;
 
+    /** @brief The padded array of a StructuredBlock's maps (none for other maps). */
+    [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
+    {
+        return sendMap_.blockShape();
+    }
+
     // --- commit (commit.cpp) ---
     /**
      * @brief Checks the pattern, builds the graphs, chooses the back end (the whole commit).

@@ -9,6 +9,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <algorithm>
@@ -479,6 +480,8 @@ GhostList::GhostList(
 )
     : nOwned_(nOwned)
 {
+    // an environment kept past its MPIInit: an Error here, not an abort in MPI's first call
+    mpi::detail::requireMpiRunning("GhostList constructor", where);
     // the exchange runs on the duplicate cached on env's communicator; the agreement on errors
     // also agrees the Communicator's tag window on that duplicate (no MPI_Comm_dup)
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::GhostList, where);
@@ -520,6 +523,7 @@ Communicator GhostList::handOn(
         "(make a Communicator from sendMap() and receiveMap() for another)",
         where
     );
+    mpi::detail::requireMpiRunning("GhostList::communicator", where);
     handedOn_ = true;
     return Communicator::adopt(
         std::move(*context_), std::move(send), std::move(receive), CommitOptions {}, where

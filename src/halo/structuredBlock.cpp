@@ -2,6 +2,7 @@
 #include "fieldsync/halo/structuredBlock.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -41,6 +42,21 @@ StructuredBlock::StructuredBlock(
 )
     : global_(cells), width_(width), order_(order)
 {
+    // check mode: a different box, width or order on one rank would give maps that do not meet
+    const std::array<std::int64_t, 6> inputs { cells[0],
+                                               cells[1],
+                                               cells[2],
+                                               width,
+                                               static_cast<std::int64_t>(ghosts),
+                                               static_cast<std::int64_t>(order) };
+    mpi::agreeOnSetUp(
+        topology.environment().comm(),
+        mpi::SetUpCall::StructuredBlock,
+        where,
+        inputs,
+        "global box (nx, ny, nz), width, ghosts (0 faces, 1 all) and order (0 LayoutRight, 1 "
+        "LayoutLeft)"
+    );
     FIELDSYNC_CHECK_AT(
         topology.ndims() >= 1 && topology.ndims() <= 3,
         "StructuredBlock: the topology has " + std::to_string(topology.ndims()) +
@@ -179,6 +195,9 @@ void StructuredBlock::buildMaps(const mpi::CartesianTopology& topology, BlockGho
     const int nRanks = topology.environment().sizeRank();
     sendMap_ = toMap(nRanks, sends);
     receiveMap_ = toMap(nRanks, receives);
+    const BlockShape shape { order_, { paddedExtent(0), paddedExtent(1), paddedExtent(2) } };
+    sendMap_.setBlockShape(shape);
+    receiveMap_.setBlockShape(shape);
 }
 
 } // namespace fieldsync::halo

@@ -4,6 +4,7 @@
 #include "fieldsync/core/error.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace fieldsync::mpi
@@ -91,7 +92,21 @@ CartesianTopology::CartesianTopology(
     {
         periodic_[d] = periodic[d] ? 1 : 0;
     }
-    agreeOnSetUp(env.comm(), SetUpCall::CartesianTopology, where);
+    std::vector<std::int64_t> shape(dims_.begin(), dims_.end()); // dims, then periodic bits
+    std::int64_t periodicBits { 0 };
+    for (std::size_t d = 0; d < periodic_.size(); ++d)
+    {
+        periodicBits |= periodic_[d] != 0 ? std::int64_t { 1 } << d : 0;
+    }
+    shape.push_back(periodicBits);
+    shape.push_back(static_cast<std::int64_t>(reordering.kind()));
+    agreeOnSetUp(
+        env.comm(),
+        SetUpCall::CartesianTopology,
+        where,
+        shape,
+        "dims, periodic (bit d: dimension d) and reordering"
+    );
     const MPIEnvironment base = gridBase(env, reordering, where);
     MPI_Comm cart { MPI_COMM_NULL };
     const int mpiReorders = reordering.kind() == Reordering::Kind::Mpi ? 1 : 0;

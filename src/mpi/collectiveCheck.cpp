@@ -3,7 +3,8 @@
 // small signature of its call (operation, element type, op, root, counts), so that a
 // disagreement that MPI would turn into wrong data, a truncation on some ranks or a hang is an
 // Error on every rank instead, naming the ranks and what they passed. The V operations also
-// compare each rank's count with what the root (or each peer) expects.
+// compare each rank's count with what the root (or each peer) expects. The algorithm is part of
+// the signature: a rank on fieldsync's ring and another on MPI's own would wait on each other.
 #include "collectiveEngine.hpp"
 #include "timedAllGather.hpp"
 
@@ -30,6 +31,7 @@ enum Field : std::size_t
     TypeBytes,  /**< sizeof one value */
     OpField,    /**< ReduceOp for reductions, -1 otherwise */
     RootField,  /**< root for rooted operations, -1 otherwise */
+    AlgoField,  /**< Algorithm (Native or one of fieldsync's own): ranks on different ones hang */
     Count,      /**< the count every rank must pass, -1 when the operation has none */
     CountsHash, /**< hash of a counts vector every rank must pass alike, 0 when none */
     Own,        /**< V operations: the count this rank sends (gatherV) or receives (scatterV) */
@@ -125,6 +127,7 @@ Signature signatureOf(const Engine& e, bool localError)
                                                  static_cast<std::int64_t>(c.type.typeClass);
     s[OpField] = reduction ? static_cast<std::int64_t>(c.op) : -1;
     s[RootField] = rooted ? c.root : -1;
+    s[AlgoField] = static_cast<std::int64_t>(c.algorithm);
     s[Count] = agreedCount(e);
     s[CountsHash] = sameCounts ? hashOf(c.recvCounts) : 0;
     s[Own] = ownCount(e);
@@ -144,6 +147,8 @@ std::string shown(Field field, const Signature& s)
                className(static_cast<TypeClass>(s[TypeBytes] % 16)) + " values";
     case OpField:
         return toString(static_cast<ReduceOp>(s[OpField]));
+    case AlgoField:
+        return toString(static_cast<Algorithm>(s[AlgoField]));
     default:
         return std::to_string(s[field]);
     }
@@ -162,6 +167,8 @@ const char* fieldName(Field field)
         return "ReduceOps";
     case RootField:
         return "roots";
+    case AlgoField:
+        return "algorithms (CallOptions::algorithm)";
     case Count:
         return "counts";
     default:

@@ -86,7 +86,14 @@ const char* nameOf(BatchType type) noexcept
     return "unknown";
 }
 
-/** Whether @p op is defined on @p type (as for the collectives, doc/collectives.md). */
+/** Whether @p op is MinLoc or MaxLoc (an entry of a value and its location). */
+bool isLoc(ReduceOp op) noexcept
+{
+    return op == ReduceOp::MinLoc || op == ReduceOp::MaxLoc;
+}
+
+/** Whether @p op is defined on @p type (as for the collectives, doc/collectives.md; MinLoc and
+ * MaxLoc on the signed types MPI pairs with an index: int, long, long long, float, double). */
 bool defined(BatchType type, ReduceOp op) noexcept
 {
     switch (type)
@@ -94,12 +101,23 @@ bool defined(BatchType type, ReduceOp op) noexcept
     case BatchType::Float:
     case BatchType::Double:
         return op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Min ||
-               op == ReduceOp::Max;
+               op == ReduceOp::Max || isLoc(op);
     case BatchType::Bool:
         return op == ReduceOp::LAnd || op == ReduceOp::LOr || op == ReduceOp::LXor;
+    case BatchType::Int:
+    case BatchType::Long:
+    case BatchType::LongLong:
+        return true;
     default:
-        return op != ReduceOp::MinLoc && op != ReduceOp::MaxLoc;
+        return !isLoc(op);
     }
+}
+
+/** The bytes of one packed entry: its value, or for MinLoc and MaxLoc a record of 16 (the value
+ * at 0, its std::int64_t location at 8). */
+std::size_t recordBytes(BatchType type, ReduceOp op) noexcept
+{
+    return isLoc(op) ? 16 : bytesOf(type);
 }
 
 /** @p b = @p a op @p b for a value of type T. */
@@ -186,6 +204,32 @@ void combineRunOf(std::size_t count, const std::byte* in, std::byte* inout) noex
     }
 }
 
+/** The Combiner of MinLoc or MaxLoc records (value T at 0, std::int64_t location at 8): the
+ * smaller (MinLoc) or larger (MaxLoc) value wins, and of equal values the lower location, as
+ * MPI_MINLOC and MPI_MAXLOC do. */
+template<typename T, ReduceOp Op>
+void combineLocRunOf(std::size_t count, const std::byte* in, std::byte* inout) noexcept
+{
+    for (std::size_t i = 0; i < count; ++i)
+    {
+        const std::byte* a { in + i * 16 };
+        std::byte* b { inout + i * 16 };
+        T va;
+        T vb;
+        std::int64_t la { 0 };
+        std::int64_t lb { 0 };
+        std::memcpy(&va, a, sizeof(T));
+        std::memcpy(&vb, b, sizeof(T));
+        std::memcpy(&la, a + 8, sizeof(la));
+        std::memcpy(&lb, b + 8, sizeof(lb));
+        const bool better { Op == ReduceOp::MinLoc ? va < vb : va > vb };
+        if (better || (va == vb && la < lb))
+        {
+            std::memcpy(b, a, 16);
+        }
+    }
+}
+
 /** The Combiner of T and @p op (chosen once, when the layout is made). */
 template<typename T>
 Combiner combinerOf(ReduceOp op) noexcept
@@ -212,9 +256,12 @@ Combiner combinerOf(ReduceOp op) noexcept
         return &combineRunOf<T, ReduceOp::BOr>;
     case ReduceOp::BXor:
         return &combineRunOf<T, ReduceOp::BXor>;
-    default:
-        return nullptr; // MinLoc, MaxLoc: add() refuses them
+    case ReduceOp::MinLoc:
+        return &combineLocRunOf<T, ReduceOp::MinLoc>;
+    case ReduceOp::MaxLoc:
+        return &combineLocRunOf<T, ReduceOp::MaxLoc>;
     }
+    return nullptr;
 }
 
 /** The Combiner of @p type and @p op. */
@@ -274,7 +321,7 @@ struct Layout
         const auto key = [this](std::size_t i)
         {
             const Field& f = fields[i];
-            return std::tuple(-static_cast<int>(bytesOf(f.type)), f.type, f.op);
+            return std::tuple(-static_cast<int>(recordBytes(f.type, f.op)), f.type, f.op);
         };
         std::stable_sort(
             order.begin(),
@@ -286,7 +333,7 @@ struct Layout
         for (const std::size_t i : order)
         {
             Field& f = fields[i];
-            const std::size_t size = bytesOf(f.type);
+            const std::size_t size = recordBytes(f.type, f.op);
             if (groups.empty() || groups.back().type != f.type || groups.back().op != f.op)
             {
                 bytes = (bytes + size - 1) / size * size;
@@ -442,6 +489,7 @@ struct BatchEntry
 {
     void* value { nullptr };           /**< the caller's variable */
     BatchType type { BatchType::Int }; /**< its type */
+    void* location { nullptr };        /**< MinLoc, MaxLoc: the caller's std::int64_t location */
 };
 
 /** @brief Where one variable goes in the packed buffer. */
@@ -449,6 +497,7 @@ struct Slot
 {
     void* value { nullptr };  /**< the caller's variable */
     std::size_t offset { 0 }; /**< bytes from the start of the packed buffer */
+    std::size_t bytes { 0 };  /**< its size: 8, 4 or 1 */
 };
 
 namespace
@@ -497,32 +546,42 @@ struct ReductionBatchState
     /** Frees the datatype while MPI runs (MPI_Finalize frees what is left). */
     ~ReductionBatchState() { freeType(); }
 
-    /** Adds an entry (the layout packs every entry again, grouped by type and op). */
-    void add(void* value, BatchType type, ReduceOp op)
+    /** Adds an entry (the layout packs every entry again, grouped by type and op); @p location
+     * is the location variable of a MinLoc or MaxLoc entry, else null. */
+    void add(void* value, BatchType type, ReduceOp op, void* location)
     {
         freeType();
-        entries.push_back({ value, type });
+        entries.push_back({ value, type, location });
         layout.add(type, op);
         packed.assign((layout.bytes + 7) / 8, 0);
         makeSlots();
     }
 
-    /** The entries in packed order (the layout puts 8-byte types first, then 4, then 1), so
-     * that pack() and unpackAll() copy each size in one loop of fixed-size copies. */
+    /** The variables by size (8, 4, then 1 bytes; a MinLoc or MaxLoc entry is two: its value
+     * and its 8-byte location), each size in packed order, so that pack() and unpackAll() copy
+     * each size in one loop of fixed-size copies. */
     void makeSlots()
     {
         slots.clear();
         sized = {};
         for (std::size_t i = 0; i < entries.size(); ++i)
         {
-            slots.push_back({ entries[i].value, layout.fields[i].offset });
-            const std::size_t bytes = bytesOf(entries[i].type);
-            ++sized[bytes == 8 ? 0 : (bytes == 4 ? 1 : 2)];
+            const std::size_t offset { layout.fields[i].offset };
+            slots.push_back({ entries[i].value, offset, bytesOf(entries[i].type) });
+            if (entries[i].location != nullptr)
+            {
+                slots.push_back({ entries[i].location, offset + 8, 8 });
+            }
+        }
+        for (const Slot& slot : slots)
+        {
+            ++sized[slot.bytes == 8 ? 0 : (slot.bytes == 4 ? 1 : 2)];
         }
         std::sort(
             slots.begin(),
             slots.end(),
-            [](const Slot& a, const Slot& b) { return a.offset < b.offset; }
+            [](const Slot& a, const Slot& b)
+            { return a.bytes != b.bytes ? a.bytes > b.bytes : a.offset < b.offset; }
         );
     }
 
@@ -751,7 +810,11 @@ ReductionBatch& ReductionBatch::operator=(ReductionBatch&& other) noexcept
 }
 
 void ReductionBatch::addEntry(
-    void* value, detail::BatchType type, ReduceOp op, const std::source_location& where
+    void* value,
+    detail::BatchType type,
+    ReduceOp op,
+    std::int64_t* location,
+    const std::source_location& where
 )
 {
     FIELDSYNC_CHECK_AT(state_ != nullptr, "ReductionBatch::add: the batch was moved from", where);
@@ -766,7 +829,15 @@ void ReductionBatch::addEntry(
             detail::nameOf(type) + " values",
         where
     );
-    state_->add(value, type, op);
+    FIELDSYNC_CHECK_AT(
+        detail::isLoc(op) == (location != nullptr),
+        std::string("ReductionBatch::add: ReduceOp ") + toString(op) +
+            (location != nullptr ? " takes no location (only MinLoc and MaxLoc do)"
+                                 : " needs the variable its location goes to: add(value, "
+                                   "location, op)"),
+        where
+    );
+    state_->add(value, type, op, location);
 }
 
 std::size_t ReductionBatch::size() const noexcept

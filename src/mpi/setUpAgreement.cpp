@@ -24,8 +24,10 @@ namespace
 {
 constexpr int arrivalTag { 1 }; /**< arrival notices on the private duplicate */
 constexpr int abandonTag { 2 }; /**< "I gave up agreement N" notices on the private duplicate */
-constexpr std::size_t siteWords { 16 };              /**< int64 words of the call site's text */
-constexpr std::size_t recordWords { 1 + siteWords }; /**< the call, then its site */
+constexpr std::size_t siteWords { 16 };           /**< int64 words of the call site's text */
+constexpr std::size_t valueWords { 8 };           /**< the number of values, then up to 7 of them */
+constexpr std::size_t valuesAt { 1 + siteWords }; /**< first value word */
+constexpr std::size_t recordWords { valuesAt + valueWords }; /**< call, site, values */
 
 using Record = std::array<std::int64_t, recordWords>;
 
@@ -122,10 +124,25 @@ Channel& channelOf(MPI_Comm comm, const std::source_location& where)
     return *channel;
 }
 
-/** @brief This rank's record: @p call and the end of "file:line" (its last 127 bytes). */
-Record recordOf(SetUpCall call, const std::source_location& where)
+/** @brief This rank's record: @p call, the end of "file:line" (its last 127 bytes) and
+ * @p values (their number, then the first 6 and a hash of the rest where there are more than 7).
+ */
+Record
+recordOf(SetUpCall call, const std::source_location& where, std::span<const std::int64_t> values)
 {
     Record record {};
+    record[valuesAt] = static_cast<std::int64_t>(values.size());
+    const std::size_t kept { values.size() <= valueWords - 1 ? values.size() : valueWords - 2 };
+    std::copy_n(values.begin(), kept, record.begin() + valuesAt + 1);
+    if (kept < values.size())
+    {
+        std::uint64_t hash { 0xcbf29ce484222325ULL }; // FNV-1a over the values not kept
+        for (const std::int64_t v : values.subspan(kept))
+        {
+            hash = (hash ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
+        }
+        record[recordWords - 1] = static_cast<std::int64_t>(hash >> 1);
+    }
     record[0] = static_cast<std::int64_t>(call);
     std::string site { where.file_name() };
     site.append(":").append(std::to_string(where.line()));
@@ -133,6 +150,26 @@ Record recordOf(SetUpCall call, const std::source_location& where)
     const std::size_t from { site.size() > room ? site.size() - room : 0 };
     std::memcpy(&record[1], site.data() + from, site.size() - from);
     return record;
+}
+
+/** @brief The values of rank @p r's record in @p all: "(2, 1, 0)" ("#hash" for a folded rest).
+ */
+std::string valuesOf(const std::vector<std::int64_t>& all, std::size_t r)
+{
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(r * recordWords + valuesAt);
+    const auto n = static_cast<std::size_t>(*first);
+    const std::size_t kept { n <= valueWords - 1 ? n : valueWords - 2 };
+    std::string text { "(" };
+    for (std::size_t k { 0 }; k < kept; ++k)
+    {
+        text.append(k > 0 ? ", " : "")
+            .append(std::to_string(first[static_cast<std::ptrdiff_t>(k) + 1]));
+    }
+    if (kept < n)
+    {
+        text.append(", #").append(std::to_string(first[valueWords - 1]));
+    }
+    return text.append(")");
 }
 
 /** @brief The call site of rank @p r's record in @p all. */
@@ -248,6 +285,43 @@ void compareCalls(
         throw Error(message, where);
     }
 }
+/** @brief An Error on every rank when the ranks, all making @p call, passed different values.
+ */
+void compareValues(
+    const std::vector<std::int64_t>& all,
+    SetUpCall call,
+    const char* what,
+    const std::source_location& where
+)
+{
+    const std::size_t size { all.size() / recordWords };
+    const auto valuesEqual = [&all](std::size_t r)
+    {
+        return std::equal(
+            all.begin() + static_cast<std::ptrdiff_t>(valuesAt),
+            all.begin() + static_cast<std::ptrdiff_t>(recordWords),
+            all.begin() + static_cast<std::ptrdiff_t>(r * recordWords + valuesAt)
+        );
+    };
+    std::string text;
+    std::size_t listed { 0 };
+    for (std::size_t r = 1; r < size; ++r)
+    {
+        if (!valuesEqual(r) && listed++ < 8)
+        {
+            text.append(" rank ").append(std::to_string(r)).append(" passed ");
+            text.append(valuesOf(all, r)).append(" at ").append(siteOf(all, r)).append(";");
+        }
+    }
+    if (listed > 0)
+    {
+        std::string message { "ranks passed different " };
+        message.append(what).append(" to the ").append(toString(call)).append(" (check mode):");
+        message.append(text).append(" rank 0 passed ").append(valuesOf(all, 0));
+        message.append(" at ").append(siteOf(all, 0));
+        throw Error(message, where);
+    }
+}
 } // namespace
 
 const char* toString(SetUpCall call) noexcept
@@ -274,6 +348,8 @@ const char* toString(SetUpCall call) noexcept
         return "CommunicatorHierarchy constructor";
     case SetUpCall::GhostList:
         return "GhostList constructor";
+    case SetUpCall::StructuredBlock:
+        return "StructuredBlock constructor";
     }
     return "an unknown set-up call";
 }
@@ -291,7 +367,13 @@ void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where)
     static_cast<void>(channel.release()); // owned by the attribute now
 }
 
-void agreeOnSetUp(MPI_Comm comm, SetUpCall call, const std::source_location& where)
+void agreeOnSetUp(
+    MPI_Comm comm,
+    SetUpCall call,
+    const std::source_location& where,
+    std::span<const std::int64_t> values,
+    const char* what
+)
 {
     static const bool on = checkMode(); // read once: one predictable branch per set-up call
     if (!on)
@@ -301,7 +383,7 @@ void agreeOnSetUp(MPI_Comm comm, SetUpCall call, const std::source_location& whe
     Channel& channel = channelOf(comm, where);
     static_cast<void>(readAbandoned(channel, channel.posted, where));
     const std::int64_t serial { ++channel.posted };
-    const Record mine = recordOf(call, where);
+    const Record mine = recordOf(call, where, values);
     const detail::TimedAllGather how { channel.comm,   arrivalTag,
                                        serial,         "fieldsync::mpi set-up check",
                                        toString(call), where };
@@ -316,6 +398,7 @@ void agreeOnSetUp(MPI_Comm comm, SetUpCall call, const std::source_location& whe
         throw;
     }
     compareCalls(all, call, where);
+    compareValues(all, call, what, where);
     const int gaveUp { readAbandoned(channel, serial, where) };
     FIELDSYNC_CHECK_AT(
         gaveUp < 0,

@@ -151,13 +151,28 @@ void Migration::receiveCells(
     cells_ = CellGraph(std::move(ids), std::move(offsets), std::move(adjacency), where);
 }
 
-void Migration::checkRows(std::size_t rows, std::size_t needed, const std::string& label)
+void Migration::agreeOnRows(
+    const std::vector<std::size_t>& rows,
+    const std::vector<std::string>& labels,
+    std::size_t newExtent,
+    const std::source_location& where
+) const
 {
-    FIELDSYNC_CHECK(
-        rows >= needed,
-        "Migration::migrate: field '" + label + "' has " + std::to_string(rows) +
-            " rows, the owned cells need " + std::to_string(needed)
-    );
+    std::string error;
+    for (std::size_t f { 0 }; f < rows.size() && error.empty(); ++f)
+    {
+        if (rows[f] < nOldOwned_)
+        {
+            error = "Migration::migrate: field '" + labels[f] + "' has " + std::to_string(rows[f]) +
+                    " rows, the owned cells need " + std::to_string(nOldOwned_);
+        }
+    }
+    if (error.empty() && newExtent < nNewOwned())
+    {
+        error = "Migration::migrate: new extent " + std::to_string(newExtent) + " below the " +
+                std::to_string(nNewOwned()) + " cells this rank owns after the migration";
+    }
+    mpi::raiseIfAnyFailed(env_.comm(), error, where);
 }
 
 void Migration::moveRows(

@@ -290,7 +290,7 @@ Rebalanced Rebalancer::repartition(
     std::span<const double> weights,
     std::span<const std::array<double, 3>> centroids,
     int dimension,
-    std::source_location where
+    const std::source_location& where
 ) const
 {
     RebalanceReport report;
@@ -334,9 +334,11 @@ Rebalanced Rebalancer::repartition(
     };
 }
 
-void Rebalancer::addMigrationSeconds(RebalanceReport& report, double seconds) const
+void Rebalancer::addMigrationSeconds(
+    RebalanceReport& report, double seconds, const std::source_location& where
+) const
 {
-    mpi::allReduce(seconds, mpi::ReduceOp::Max, env_.comm());
+    mpi::allReduce(seconds, mpi::ReduceOp::Max, env_.comm(), mpi::CallOptions<> {}, where);
     report.migrationSeconds += seconds;
 }
 

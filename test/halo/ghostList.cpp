@@ -7,6 +7,7 @@
 #include "fieldsync_test/scopedWaitTimeout.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/ghostList.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -123,7 +124,13 @@ TEST_CASE("GhostList: every ghost gets its owner's value", "[ghostList]")
         CHECK(ghostList.sendMap().sizeOf(r) == askedOf(r, me, n));
     }
 
+    // truth for the registry: one more live object while the Communicator lives, named with
+    // the line that made it (before, a GhostList's Communicator was not registered)
+    const std::size_t liveBefore { liveObjectCount() };
+    const int madeAt { __LINE__ + 1 };
     Communicator comm { ghostList.communicator() };
+    REQUIRE(liveObjectCount() == liveBefore + 1);
+    CHECK_THAT(liveObjects().back(), Catch::Contains("ghostList.cpp:" + std::to_string(madeAt)));
     const std::size_t nLocal { static_cast<std::size_t>(ownedBy(me)) + list.ghosts.size() };
     Kokkos::View<double*, Kokkos::HostSpace> field("field", nLocal);
     std::vector<double> copy(nLocal, -1.0);

@@ -173,6 +173,60 @@ TEST_CASE("Communicator: a non-contiguous rank-3 view is an Error naming the cal
     );
 }
 
+TEST_CASE("Communicator: a rank-3 view unlike the block's maps is an Error at the call", "[block]")
+{
+    // Truth: the layouts and extents made here. Before, a LayoutLeft view exchanged with
+    // LayoutRight maps (Kokkos's View<double***> on CUDA against the default order) filled the
+    // wrong cells, silently. A local check, so on with check mode off too.
+    mpi::MPIEnvironment env;
+    const mpi::CartesianTopology topo(env, { env.sizeRank() }, { true });
+    const StructuredBlock block(topo, { 2 * env.sizeRank(), 4, 3 }, 1);
+    Communicator comm(topo.environment(), block.sendMap(), block.receiveMap());
+    const auto n0 = static_cast<std::size_t>(block.paddedExtent(0));
+    Kokkos::View<double***, Kokkos::LayoutLeft, Kokkos::HostSpace> left("left", n0, 4, 3);
+    int line { __LINE__ + 1 };
+    CHECK_THROWS_WITH(
+        comm.startComm(left, "left"),
+        Catch::Contains("'left' is LayoutLeft") && Catch::Contains("index a LayoutRight array") &&
+            Catch::Contains("structuredBlock.cpp:" + std::to_string(line))
+    );
+    Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> turned("turned", n0, 3, 4);
+    line = __LINE__ + 1;
+    CHECK_THROWS_WITH(
+        comm.startComm(turned, "turned"),
+        Catch::Contains("extents " + std::to_string(n0) + " x 3 x 4") &&
+            Catch::Contains("padded array of " + std::to_string(n0) + " x 4 x 3") &&
+            Catch::Contains("structuredBlock.cpp:" + std::to_string(line))
+    );
+    // the right view still exchanges on the same Communicator: ghosts against the formula
+    Kokkos::View<double***, Kokkos::LayoutRight, Kokkos::HostSpace> u("u", n0, 4, 3);
+    for (std::int64_t i = 0; i < block.extent(0); ++i)
+    {
+        for (std::int64_t j = 0; j < 4; ++j)
+        {
+            for (std::int64_t k = 0; k < 3; ++k)
+            {
+                u(i + 1, j, k) = valueOf(block.start(0) + i, j, k);
+            }
+        }
+    }
+    comm.startComm(u, "u");
+    comm.finaliseComm(u, "u");
+    const std::int64_t nx { 2 * env.sizeRank() };
+    int wrong { 0 };
+    for (std::int64_t j = 0; j < 4; ++j)
+    {
+        for (std::int64_t k = 0; k < 3; ++k)
+        {
+            wrong += u(0, j, k) == valueOf((block.start(0) - 1 + nx) % nx, j, k) ? 0 : 1;
+            const std::int64_t last { block.extent(0) + 1 };
+            wrong +=
+                u(last, j, k) == valueOf((block.start(0) + block.extent(0)) % nx, j, k) ? 0 : 1;
+        }
+    }
+    CHECK(wrong == 0);
+}
+
 TEST_CASE("doc/topology.md: a structured grid in a few lines", "[block]")
 {
     // [structured-block]

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Lifetimes: an MPIEnvironment, a collective, a halo Communicator and FullDuplexCommBuffers used
-// after the MPIInit ended (kept in std::optional past its scope), and a second MPIInit, are
+// Lifetimes: an MPIEnvironment, a collective, a halo Communicator, FullDuplexCommBuffers and a
+// GhostList (constructed with the environment, or its communicator() taken) used after the
+// MPIInit ended (kept in std::optional past its scope), and a second MPIInit, are
 // fieldsync::Errors naming the caller's line (not an abort inside MPI, not a line of the
 // library). A non-blocking Request still active at MPI_Finalize and destroyed afterwards is
 // reported. Prints one line per Error; any other outcome prints "MISMATCH" and exits non-zero.
@@ -10,6 +11,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
+#include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
@@ -57,16 +59,20 @@ int main(int argc, char** argv)
     std::optional<fh::FullDuplexCommBuffer<>> buffer;  // one exchange made: free again
     std::optional<fh::FullDuplexCommBuffer<>> claimed; // claimed, not started
     std::optional<fm::Request> request;                // never completed
+    std::optional<fh::GhostList> ghostList;            // its communicator() never called
     std::vector<double> field(2, -1.0);
     std::vector<double> sum(1, 1.0);
     int next { 0 };
     int previous { 0 };
+    const std::vector<fieldsync::LocalIndex> ghostCells { 1 }; // a ring: cell 1 is a ghost of
+    std::vector<fh::GhostOwner> ghostOwners(1);                // the previous rank's cell 0
     {
         const fm::MPIInit init(argc, argv);
         env.emplace();
         const int P { env->sizeRank() };
         next = (env->rank() + 1) % P;
         previous = (env->rank() + P - 1) % P;
+        ghostOwners[0] = { previous, 0 };
         // a ring: cell 0 goes to the next rank, whose ghost cell 1 receives it
         const fh::RankSimplexCommMap sendMap(P, { next }, { 0, 1 }, { 0 });
         const fh::RankSimplexCommMap receiveMap(P, { previous }, { 0, 1 }, { 1 });
@@ -87,6 +93,7 @@ int main(int argc, char** argv)
         claimed->initComm<double>("claimed");
         request = fm::iAllReduce(sum, fm::ReduceOp::Sum, env->comm()); // outlives MPI
         MPI_Barrier(env->comm());
+        ghostList.emplace(*env, 1, ghostCells, ghostOwners);
     }
     if (field[1] != previous)
     {
@@ -126,9 +133,12 @@ int main(int argc, char** argv)
     expectError("FullDuplexCommBuffer::startComm", __LINE__, [&] { claimed->startComm(); });
     expectTrue("FullDuplexCommBuffer::isComplete, never started (NeoN's answer, no MPI call)", [&] { return claimed->isComplete(); });
     expectError("FullDuplexCommBuffer::waitComplete", __LINE__, [&] { claimed->waitComplete(); });
+    // a GhostList with an environment kept past the MPIInit, and one made before the end
+    expectError("GhostList constructor", __LINE__, [&] { fh::GhostList late(*env, 1, ghostCells, ghostOwners); });
+    expectError("GhostList::communicator", __LINE__, [&] { static_cast<void>(ghostList->communicator()); });
     // clang-format on
     std::fflush(stdout);
     request.reset(); // still active at MPI_Finalize: reported here (on stderr)
     std::printf("%d lifetime errors raised, %d mismatches\n", raised, mismatches);
-    return raised == 12 && mismatches == 0 ? 0 : 1;
+    return raised == 14 && mismatches == 0 ? 0 : 1;
 }

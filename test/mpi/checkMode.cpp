@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Check mode (run with FIELDSYNC_CHECK=1): ranks that disagree on a collective (operation, type,
-// op, root, counts) get the same fieldsync::Error on every rank, naming the ranks and values,
-// instead of wrong data, an error on some ranks only, or a hang.
+// op, root, algorithm, counts) get the same fieldsync::Error on every rank, naming the ranks and
+// values, instead of wrong data, an error on some ranks only, or a hang.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/errorText.hpp"
 #include "fieldsync_test/scopedWaitTimeout.hpp"
@@ -126,6 +126,19 @@ TEST_CASE("check mode: different counts, roots, types, ops, operations", "[check
             env,
             [&] { fm::allReduce(std::span<double>(data), odd ? fm::ReduceOp::Max : sum, comm); },
             { "different ReduceOps", "rank 1 passed Max" }
+        );
+    }
+    SECTION("algorithms: the ring allReduce on rank 1, MPI's own elsewhere")
+    {
+        // Truth: the choice each rank makes here. Before the algorithm was agreed, the ring rank
+        // timed out and the others sat in MPI_Allreduce.
+        auto data = values(4);
+        fm::CallOptions<> options;
+        options.algorithm = odd ? fm::Algorithm::Ring : fm::Algorithm::Native;
+        expectEverywhere(
+            env,
+            [&] { fm::allReduce(std::span<double>(data), sum, comm, options); },
+            { "allReduce", "different algorithms", "rank 1 passed Ring", "rank 0 passed Native" }
         );
     }
     SECTION("operations")

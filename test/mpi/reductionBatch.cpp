@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <type_traits>
@@ -283,7 +284,19 @@ TEST_CASE("ReductionBatch: bad input is an Error naming the call site and rank",
         );
         expectError(
             [&] { batch.add(n, fm::ReduceOp::MinLoc); },
-            "ReduceOp MinLoc is not defined on int",
+            "ReduceOp MinLoc needs the variable its location goes to",
+            worldRank
+        );
+        std::int64_t where { 0 };
+        unsigned count { 1 };
+        expectError(
+            [&] { batch.add(x, where, fm::ReduceOp::Sum); },
+            "ReduceOp Sum takes no location",
+            worldRank
+        );
+        expectError(
+            [&] { batch.add(count, where, fm::ReduceOp::MaxLoc); },
+            "ReduceOp MaxLoc is not defined on unsigned int",
             worldRank
         );
         CHECK(batch.size() == 1);
@@ -294,6 +307,126 @@ TEST_CASE("ReductionBatch: bad input is an Error naming the call site and rank",
     {
         expectError([&] { fm::ReductionBatch bad(MPI_COMM_NULL); }, "MPI_COMM_NULL", worldRank);
     }
+}
+
+namespace
+{
+/** The known value of cell @p id: 0..4 in a pattern, so the largest and smallest occur on many
+ * cells of several ranks (ties). */
+double cflOf(std::int64_t id)
+{
+    return static_cast<double>((id * 7 + 3) % 5) * 0.25;
+}
+
+/** The known per-cell integer: ties as well, other positions than cflOf's. */
+long loadOf(std::int64_t id)
+{
+    return (id * 3 + 1) % 4;
+}
+} // namespace
+
+TEST_CASE(
+    "ReductionBatch: MinLoc and MaxLoc give the value and where, lowest location of ties", "[batch]"
+)
+{
+    // Truth: computed here over every global cell id, independently of the ranks: the largest
+    // and smallest known value and the lowest id that has it (MPI's rule for ties); and for
+    // values every rank passes alike, the lowest rank.
+    const fm::MPIEnvironment env;
+    const int p { env.sizeRank() };
+    constexpr std::int64_t nCells { 41 };
+    double maxCfl { 0 };
+    double minCfl { 0 };
+    long maxLoad { 0 };
+    float same { 0 };
+    std::int64_t maxCflAt { 0 };
+    std::int64_t minCflAt { 0 };
+    std::int64_t maxLoadAt { 0 };
+    std::int64_t sameAt { 0 };
+    double residual { 0 };
+    fm::ReductionBatch batch(env.comm());
+    batch.add(residual, fm::ReduceOp::Sum)
+        .add(maxCfl, maxCflAt, fm::ReduceOp::MaxLoc)
+        .add(same, sameAt, fm::ReduceOp::MinLoc)
+        .add(minCfl, minCflAt, fm::ReduceOp::MinLoc)
+        .add(maxLoad, maxLoadAt, fm::ReduceOp::MaxLoc);
+    const auto fill = [&]
+    {
+        // this rank's cells: ids rank, rank + p, ... (cyclic), scanned in descending order so
+        // that the local choice of a tie is not simply the first one met
+        maxCfl = -1.0;
+        minCfl = 1e9;
+        maxLoad = -1;
+        for (std::int64_t id { (nCells - 1) / p * p + env.rank() }; id >= 0; id -= p)
+        {
+            if (id >= nCells)
+            {
+                continue;
+            }
+            const double c { cflOf(id) };
+            if (c > maxCfl || (c == maxCfl && id < maxCflAt))
+            {
+                maxCfl = c;
+                maxCflAt = id;
+            }
+            if (c < minCfl || (c == minCfl && id < minCflAt))
+            {
+                minCfl = c;
+                minCflAt = id;
+            }
+            if (loadOf(id) > maxLoad || (loadOf(id) == maxLoad && id < maxLoadAt))
+            {
+                maxLoad = loadOf(id);
+                maxLoadAt = id;
+            }
+        }
+        same = 1.5F;
+        sameAt = env.rank();
+        residual = 1.0;
+    };
+    double truthMax { -1.0 };
+    double truthMin { 1e9 };
+    long truthLoad { -1 };
+    std::int64_t truthMaxAt { -1 };
+    std::int64_t truthMinAt { -1 };
+    std::int64_t truthLoadAt { -1 };
+    for (std::int64_t id { 0 }; id < nCells; ++id) // ascending: the first met is the lowest
+    {
+        if (cflOf(id) > truthMax)
+        {
+            truthMax = cflOf(id);
+            truthMaxAt = id;
+        }
+        if (cflOf(id) < truthMin)
+        {
+            truthMin = cflOf(id);
+            truthMinAt = id;
+        }
+        if (loadOf(id) > truthLoad)
+        {
+            truthLoad = loadOf(id);
+            truthLoadAt = id;
+        }
+    }
+    const auto check = [&]
+    {
+        CHECK(residual == static_cast<double>(p));
+        CHECK(maxCfl == truthMax);
+        CHECK(maxCflAt == truthMaxAt);
+        CHECK(minCfl == truthMin);
+        CHECK(minCflAt == truthMinAt);
+        CHECK(maxLoad == truthLoad);
+        CHECK(maxLoadAt == truthLoadAt);
+        CHECK(same == 1.5F);
+        CHECK(sameAt == 0);
+    };
+    fill();
+    batch.run();
+    check();
+    fill();
+    batch.start();
+    batch.wait();
+    check();
 }
 
 TEST_CASE("ReductionBatch: moved with a reduction in flight", "[batch]")

@@ -11,6 +11,7 @@
 
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/structuredBlock.hpp"
 #include "fieldsync/mpi/cartesianTopology.hpp"
 #include "fieldsync/mpi/graphTopology.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
@@ -189,6 +190,54 @@ TEST_CASE("ranks that make different set-up calls get an Error naming both", "[s
     const auto other = what->find("called " + theirs + " at ");
     REQUIRE(other != std::string::npos);
     CHECK(what->find("setUpAgreement.cpp:", other) != std::string::npos);
+    CHECK(wrongGhostsAfterExchange(env) == 0);
+}
+
+TEST_CASE("ranks that pass different CartesianTopology dims get an Error naming them", "[setup]")
+{
+    // Truth: the dims each rank passes here; before, MPI_Cart_create took both silently.
+    const fm::MPIEnvironment env;
+    const int n { env.sizeRank() };
+    const std::vector<int> dims { env.rank() == 1 ? std::vector<int> { 1, n }
+                                                  : std::vector<int> { n, 1 } };
+    int line { 0 };
+    const auto what = ft::errorText(
+        [&]
+        {
+            line = __LINE__ + 1;
+            const fm::CartesianTopology grid(env, dims);
+        }
+    );
+    REQUIRE(what.has_value());
+    INFO(*what);
+    CHECK(what->find("ranks passed different dims") != std::string::npos);
+    CHECK(what->find("CartesianTopology constructor") != std::string::npos);
+    CHECK(what->find("rank 1 passed (1, " + std::to_string(n) + ", 0, 0)") != std::string::npos);
+    CHECK(what->find("rank 0 passed (" + std::to_string(n) + ", 1, 0, 0)") != std::string::npos);
+    CHECK(what->find("setUpAgreement.cpp:" + std::to_string(line)) != std::string::npos);
+    CHECK(wrongGhostsAfterExchange(env) == 0);
+}
+
+TEST_CASE("a different StructuredBlock box on one rank is an Error naming the boxes", "[setup]")
+{
+    // Truth: the boxes each rank passes here; before, each rank split its own box, silently.
+    const fm::MPIEnvironment env;
+    const fm::CartesianTopology grid(env, { env.sizeRank() }, { true });
+    const std::int64_t nx { env.rank() == 1 ? 12 : 10 };
+    int line { 0 };
+    const auto what = ft::errorText(
+        [&]
+        {
+            line = __LINE__ + 1;
+            const fh::StructuredBlock block(grid, { nx, 4, 3 }, 1);
+        }
+    );
+    REQUIRE(what.has_value());
+    INFO(*what);
+    CHECK(what->find("ranks passed different global box") != std::string::npos);
+    CHECK(what->find("rank 1 passed (12, 4, 3, 1, 1, 0)") != std::string::npos);
+    CHECK(what->find("rank 0 passed (10, 4, 3, 1, 1, 0)") != std::string::npos);
+    CHECK(what->find("setUpAgreement.cpp:" + std::to_string(line)) != std::string::npos);
     CHECK(wrongGhostsAfterExchange(env) == 0);
 }
 

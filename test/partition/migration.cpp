@@ -136,13 +136,7 @@ TEST_CASE("Migration: every value follows its cell, no cell lost or duplicated")
 TEST_CASE("Migration errors: a new owner out of range is an Error on every rank")
 {
     const mpi::MPIEnvironment env;
-    const CellGraph whole { test::grid(6, 5) };
-    std::vector<int> parts(whole.nCells());
-    for (std::size_t i { 0 }; i < parts.size(); ++i)
-    {
-        parts[i] = static_cast<int>(i % static_cast<std::size_t>(env.sizeRank()));
-    }
-    const CellGraph owned { test::ownedPiece(whole, parts, env.rank()) };
+    const CellGraph owned { test::roundRobinPiece(test::grid(6, 5), env.rank(), env.sizeRank()) };
     std::vector<int> owners(owned.nCells(), 0);
     if (env.rank() == env.sizeRank() - 1)
     {
@@ -159,4 +153,59 @@ TEST_CASE("Migration errors: a new owner out of range is an Error on every rank"
     }
     std::vector<int> tooFew(owned.nCells() + 1, 0);
     REQUIRE_THROWS_WITH(Migration(env, owned, tooFew), Catch::Contains("new owners for"));
+}
+
+TEST_CASE("Migration::migrate errors: a field too short on one rank is an Error on every rank")
+{
+    // Truth: the line captured here (the Error names the caller's line, not migration.hpp),
+    // every rank throws (before: the good ranks waited for rows that never came), and a
+    // correct migrate afterwards carries the known function of each id.
+    const mpi::MPIEnvironment env;
+    const CellGraph owned { test::roundRobinPiece(test::grid(6, 5), env.rank(), env.sizeRank()) };
+    std::vector<int> owners(owned.nCells());
+    for (std::size_t i { 0 }; i < owned.nCells(); ++i)
+    {
+        owners[i] = ownerAfter(owned.globalId(i), env.sizeRank());
+    }
+    const Migration migration(env, owned, owners);
+    const std::size_t rows { env.rank() == 0 ? owned.nCells() - 1 : owned.nCells() };
+    Kokkos::View<double*, Kokkos::HostSpace> shortField("shortField", rows);
+    std::source_location site;
+    int line { 0 };
+    try
+    {
+        site = std::source_location::current(); // the file; the line is the call's
+        line = __LINE__ + 1;
+        migration.migrate(migration.nNewOwned(), shortField);
+        FAIL("migrate of a field too short on rank 0 returned");
+    }
+    catch (const Error& error)
+    {
+        CHECK(static_cast<int>(error.where().line()) == line);
+        CHECK(std::string(error.where().file_name()) == site.file_name());
+        if (env.rank() == 0)
+        {
+            CHECK_THAT(
+                error.what(),
+                Catch::Contains("field 'shortField' has " + std::to_string(rows) + " rows")
+            );
+        }
+        else
+        {
+            CHECK_THAT(error.what(), Catch::Contains("rank 0 "));
+        }
+    }
+    Kokkos::View<double*, Kokkos::HostSpace> field("field", owned.nCells());
+    for (std::size_t i { 0 }; i < owned.nCells(); ++i)
+    {
+        field(i) = test::valueOf(owned.globalId(i));
+    }
+    migration.migrate(migration.nNewOwned(), field);
+    int wrong { 0 };
+    for (std::size_t i { 0 }; i < migration.nNewOwned(); ++i)
+    {
+        wrong += field(i) == test::valueOf(migration.cells().globalId(i)) ? 0 : 1;
+    }
+    mpi::allReduce(wrong, mpi::ReduceOp::Sum, env.comm());
+    REQUIRE(wrong == 0);
 }

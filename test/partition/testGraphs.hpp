@@ -191,6 +191,17 @@ inline CellGraph ownedPiece(const CellGraph& g, const std::vector<int>& parts, i
     return CellGraph(std::move(ids), std::move(offsets), std::move(adjacency));
 }
 
+/** @brief The rows of @p g that cell i % @p nRanks = @p rank gives this rank (descending id). */
+inline CellGraph roundRobinPiece(const CellGraph& g, int rank, int nRanks)
+{
+    std::vector<int> parts(g.nCells());
+    for (std::size_t i { 0 }; i < parts.size(); ++i)
+    {
+        parts[i] = static_cast<int>(i % static_cast<std::size_t>(nRanks));
+    }
+    return ownedPiece(g, parts, rank);
+}
+
 /** @brief The owner under @p parts of each adjacency entry of @p piece (HaloBuilder's owners). */
 inline std::vector<int> neighbourOwners(const CellGraph& piece, const std::vector<int>& parts)
 {

@@ -15,6 +15,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -248,7 +249,7 @@ public:
     requires Kokkos::is_execution_space<ExecutionSpace>::value void
     startComm(const ExecutionSpace& exec, Field& field, const CommKey& key = CommKey {})
     {
-        const auto& view = detail::fieldViewRef(field, key.where());
+        const auto& view = viewOf(field, key.where());
         start(
             ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
             key,
@@ -329,7 +330,7 @@ public:
     requires Kokkos::is_execution_space<ExecutionSpace>::value void
     finaliseComm(const ExecutionSpace& exec, Field& field, const CommKey& key)
     {
-        const auto& view = detail::fieldViewRef(field, key.where());
+        const auto& view = viewOf(field, key.where());
         finish(
             ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
             &key,
@@ -346,7 +347,7 @@ public:
         std::source_location where = std::source_location::current()
     )
     {
-        const auto& view = detail::fieldViewRef(field, where);
+        const auto& view = viewOf(field, where);
         finish(
             ViewFields<detail::FieldViewType<Field>, ExecutionSpace>(std::span(&view, 1), exec),
             nullptr,
@@ -381,7 +382,7 @@ public:
     template<HaloField Field>
     void startReverse(Field& field, ReverseOp op, const CommKey& key = CommKey {})
     {
-        const auto& view = detail::fieldViewRef(field, key.where());
+        const auto& view = viewOf(field, key.where());
         start(ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), key, true, op);
     }
 
@@ -396,7 +397,7 @@ public:
     template<HaloField Field>
     void finaliseReverse(Field& field, const CommKey& key)
     {
-        const auto& view = detail::fieldViewRef(field, key.where());
+        const auto& view = viewOf(field, key.where());
         finish(
             ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), &key, true, key.where()
         );
@@ -406,7 +407,7 @@ public:
     template<HaloField Field>
     void finaliseReverse(Field& field, std::source_location where = std::source_location::current())
     {
-        const auto& view = detail::fieldViewRef(field, where);
+        const auto& view = viewOf(field, where);
         finish(ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), nullptr, true, where);
     }
 
@@ -510,6 +511,44 @@ private:
         const CommitOptions& options,
         const std::source_location& where
     );
+
+    /**
+     * @brief detail::fieldViewRef(), after checking a rank-3 view against the block shape the
+     * maps carry (its layout is a compile-time property, so no rank waits for another).
+     */
+    template<typename F>
+    decltype(auto) viewOf(F& field, const std::source_location& where) const
+    {
+        using Plain = std::remove_cvref_t<F>;
+        if constexpr (detail::BlockField<Plain>)
+        {
+            auto view = detail::fieldViewRef(field, where); // contiguous, or an Error first
+            using Layout = typename Plain::array_layout;
+            const int order { std::is_same_v<Layout, Kokkos::LayoutRight>  ? 0
+                              : std::is_same_v<Layout, Kokkos::LayoutLeft> ? 1
+                                                                           : -1 };
+            checkBlock(
+                order, { field.extent(0), field.extent(1), field.extent(2) }, field.label(), where
+            );
+            return view;
+        }
+        else
+        {
+            return detail::fieldViewRef(field, where);
+        }
+    }
+
+    /**
+     * @brief Throws an Error at @p where when the maps carry a block shape (StructuredBlock)
+     * and the rank-3 view @p label has another @p order (0 LayoutRight, 1 LayoutLeft, -1
+     * another layout, not checked) or other @p extents.
+     */
+    void checkBlock(
+        int order,
+        const std::array<std::size_t, 3>& extents,
+        const std::string& label,
+        const std::source_location& where
+    ) const;
 
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     void finish(

@@ -3,11 +3,13 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/blockShape.hpp"
 
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <source_location>
 #include <span>
@@ -139,6 +141,19 @@ public:
     [[nodiscard]] LocalIndex maxIndex() const noexcept { return maxIndex_; }
 
     /**
+     * @brief Marks the map's indices as linear indices of a padded array of @p shape (what
+     * StructuredBlock does), so that a Communicator built on it refuses a rank-3 view of another
+     * layout or other extents.
+     */
+    void setBlockShape(const BlockShape& shape) noexcept { blockShape_ = shape; }
+
+    /** @brief The padded array the indices address, when a StructuredBlock made the map. */
+    [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
+    {
+        return blockShape_;
+    }
+
+    /**
      * @brief Throws an Error naming @p what, the neighbour and the entry when an index is not
      * below @p fieldSize.
      */
@@ -201,6 +216,7 @@ private:
     std::vector<LocalIndex> indices_;        /**< all cells, neighbour after neighbour */
     std::vector<LocalIndex> runStart_;       /**< first cell of a contiguous list, or -1 */
     LocalIndex maxIndex_ { -1 };             /**< largest index, -1 when empty */
+    std::optional<BlockShape> blockShape_;   /**< the padded array, for a block's maps */
 };
 
 } // namespace fieldsync::halo

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/halo/blockShape.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/mpi/cartesianTopology.hpp"
 
@@ -19,13 +20,6 @@ enum class BlockGhosts
 {
     Faces, /**< across faces only (2d neighbours); edge and corner ghosts are left alone */
     All    /**< faces, edges and corners: the full 3^d-1 neighbourhood */
-};
-
-/** @brief The order of the cells of the padded local array (a rank-3 Kokkos::View's layout). */
-enum class BlockOrder
-{
-    LayoutRight, /**< last dimension fastest (C order) */
-    LayoutLeft   /**< first dimension fastest (Fortran order) */
 };
 
 /**

@@ -102,7 +102,10 @@ concept ReductionBatchScalar = std::is_same_v<T, int> || std::is_same_v<T, unsig
  * ops in the same order, as for any collective.
  *
  * The ops an entry takes follow the collectives: integers Sum, Prod, Min, Max, LAnd, LOr, LXor,
- * BAnd, BOr, BXor; float and double Sum, Prod, Min, Max; bool LAnd, LOr, LXor. The combined op
+ * BAnd, BOr, BXor; float and double Sum, Prod, Min, Max; bool LAnd, LOr, LXor. MinLoc and
+ * MaxLoc (int, long, long long, float, double) reduce a value with its location, added with
+ * add(value, location, op): the largest CFL number and the cell where it occurs come in the same
+ * allreduce as the residuals. The combined op
  * and its datatype are created at the first use and freed when MPI is finalised.
  *
  * Errors (fieldsync::Error naming the call site and rank): an op the type does not take,
@@ -131,14 +134,36 @@ public:
 
     /**
      * @brief Registers @p value, reduced with @p op by every later run() or start(); the
-     * variable must outlive the batch's runs. Returns the batch, so adds chain.
+     * variable must outlive the batch's runs: the batch keeps its address, so a local added in
+     * a scope that ends before run() is undefined behaviour (not detected; AddressSanitizer
+     * reports it). clear() forgets the entries. Returns the batch, so adds chain.
      * @throws Error when @p op is not defined on T, or while a reduction is in flight.
      */
     template<ReductionBatchScalar T>
     ReductionBatch&
     add(T& value, ReduceOp op, std::source_location where = std::source_location::current())
     {
-        addEntry(&value, detail::batchTypeOf<T>(), op, where);
+        addEntry(&value, detail::batchTypeOf<T>(), op, nullptr, where);
+        return *this;
+    }
+
+    /**
+     * @brief Registers a MinLoc or MaxLoc entry, as MPI_MINLOC and MPI_MAXLOC reduce a value
+     * and an index: after each run, @p value holds the smallest (MinLoc) or largest (MaxLoc)
+     * value over the ranks and @p location the location a rank passed with it; of equal values
+     * the lowest location wins. The location is what the caller chooses (a cell's global id,
+     * a rank). Both variables must outlive the batch's runs. Returns the batch.
+     * @throws Error when @p op is not MinLoc or MaxLoc, or T not int, long, long long, float or
+     * double (the types MPI pairs with an index), or while a reduction is in flight.
+     */
+    template<ReductionBatchScalar T>
+    ReductionBatch&
+    add(T& value,
+        std::int64_t& location,
+        ReduceOp op,
+        std::source_location where = std::source_location::current())
+    {
+        addEntry(&value, detail::batchTypeOf<T>(), op, &location, where);
         return *this;
     }
 
@@ -180,9 +205,14 @@ public:
     [[nodiscard]] bool inFlight() const noexcept;
 
 private:
-    /** @brief Registers one entry (type-erased add). */
-    void
-    addEntry(void* value, detail::BatchType type, ReduceOp op, const std::source_location& where);
+    /** @brief Registers one entry (type-erased add); @p location for MinLoc and MaxLoc only. */
+    void addEntry(
+        void* value,
+        detail::BatchType type,
+        ReduceOp op,
+        std::int64_t* location,
+        const std::source_location& where
+    );
 
     std::unique_ptr<detail::ReductionBatchState> state_; /**< entries and packed buffer */
     Request request_;                                    /**< the reduction in flight */

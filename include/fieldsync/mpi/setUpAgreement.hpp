@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <source_location>
+#include <span>
 
 namespace fieldsync::mpi
 {
@@ -24,7 +25,8 @@ enum class SetUpCall : std::int64_t
     HaloCommunicator,  /**< the halo Communicator constructor and declare (MPI_Comm_dup) */
     HaloBuilder,       /**< the HaloBuilder constructor (MPI_Comm_dup) */
     Hierarchy,         /**< the CommunicatorHierarchy constructor (MPI_Comm_dup) */
-    GhostList          /**< the GhostList constructor (MPI_Comm_dup of its cached duplicate) */
+    GhostList,         /**< the GhostList constructor (MPI_Comm_dup of its cached duplicate) */
+    StructuredBlock    /**< the StructuredBlock constructor (no MPI step: agreed in check mode) */
 };
 
 /** @brief The public name of @p call ("halo::Communicator constructor"). */
@@ -36,7 +38,10 @@ enum class SetUpCall : std::int64_t
  * one wait (mpi/wait.hpp), that it is about to make the same set-up call: a rank that never
  * calls is named, with @p where, past FIELDSYNC_WAIT_TIMEOUT (a warning, or an Error with
  * FIELDSYNC_WAIT_TIMEOUT_ACTION=error); ranks that make different set-up calls get an Error on
- * every rank naming both calls and their call sites.
+ * every rank naming both calls and their call sites; ranks that make the same call with
+ * different @p values (the inputs every rank must pass alike, described by @p what: "dims,
+ * periodic") get an Error on every rank naming each rank's values and call site. Up to 7 values
+ * are compared and shown as they are; where there are more, the first 6 and a hash of the rest.
  *
  * The all-gather runs on a private duplicate of @p comm (made once, with MPI_Comm_idup through
  * the one wait; for MPI_COMM_WORLD by MPIInit in check mode), so an agreement left in flight by
@@ -44,7 +49,13 @@ enum class SetUpCall : std::int64_t
  * (a notice on the duplicate); a rank that missed the call joins the abandoned all-gather at
  * its next set-up agreement on @p comm, so that later agreements match again.
  */
-void agreeOnSetUp(MPI_Comm comm, SetUpCall call, const std::source_location& where);
+void agreeOnSetUp(
+    MPI_Comm comm,
+    SetUpCall call,
+    const std::source_location& where,
+    std::span<const std::int64_t> values = {},
+    const char* what = "values"
+);
 
 /** @brief Makes @p comm's private duplicate for agreeOnSetUp now, where every rank is known to
  * be present (MPIInit does so for MPI_COMM_WORLD in check mode). Collective; blocking. */

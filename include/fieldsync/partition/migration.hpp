@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/core/callerValue.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/cellGraph.hpp"
@@ -67,19 +68,31 @@ public:
      * @brief Collective: replaces each of @p fields (views over the old layout, at least
      * nOldOwned() rows) with a view of @p newExtent rows (>= nNewOwned(): the new layout's
      * nLocal()) whose owned rows hold the values of the same cells. One message per peer
-     * carries all the fields.
+     * carries all the fields. @p newExtent carries the caller's std::source_location (a
+     * plain number converts, see CallerValue).
+     * @throws Error on every rank, before any message moves, when some rank passes a field
+     * with too few rows or a @p newExtent below nNewOwned() (that rank names the field and the
+     * sizes, the others name the failing rank; all at the caller's line). The Migration stays
+     * usable.
      */
     template<typename... Views>
-    void migrate(std::size_t newExtent, Views&... fields) const
+    void migrate(CallerValue<std::size_t> newExtent, Views&... fields) const
     {
+        const std::source_location& where { newExtent.where() };
+        agreeOnRows(
+            std::vector<std::size_t> { fields.extent(0)... },
+            std::vector<std::string> { fields.label()... },
+            newExtent.value(),
+            where
+        );
         const std::size_t rowBytes { (bytesPerRow(fields) + ... + std::size_t { 0 }) };
         std::vector<std::byte> oldRows(nOldOwned_ * rowBytes);
         std::vector<std::byte> newRows(nNewOwned() * rowBytes);
         std::size_t offset { 0 };
         ((packRows(fields, rowBytes, offset, oldRows), offset += bytesPerRow(fields)), ...);
-        moveRows(oldRows, rowBytes, newRows);
+        moveRows(oldRows, rowBytes, newRows, where);
         offset = 0;
-        ((fields = unpackRows(fields, newExtent, rowBytes, offset, newRows),
+        ((fields = unpackRows(fields, newExtent.value(), rowBytes, offset, newRows),
           offset += bytesPerRow(fields)),
          ...);
     }
@@ -152,7 +165,6 @@ private:
         const View& field, std::size_t rowBytes, std::size_t offset, std::span<std::byte> rows
     ) const
     {
-        checkRows(field.extent(0), nOldOwned_, field.label());
         const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
         using Value = typename View::non_const_value_type;
         const std::size_t components { bytesPerRow(field) / sizeof(Value) };
@@ -178,7 +190,6 @@ private:
         std::span<const std::byte> rows
     ) const
     {
-        checkRows(extent, nNewOwned(), field.label());
         using Value = typename View::non_const_value_type;
         const std::size_t components { bytesPerRow(field) / sizeof(Value) };
         View result { withRows(field, extent) };
@@ -228,8 +239,17 @@ private:
         }
     }
 
-    /** @brief Throws when a field of @p rows rows cannot hold @p needed owned rows. */
-    static void checkRows(std::size_t rows, std::size_t needed, const std::string& label);
+    /**
+     * @brief migrate()'s first step, collective: every rank learns whether some rank's fields
+     * (@p rows rows each, named @p labels) or @p newExtent cannot hold its owned rows, and
+     * throws at @p where if so (mpi::raiseIfAnyFailed), before any message moves.
+     */
+    void agreeOnRows(
+        const std::vector<std::size_t>& rows,
+        const std::vector<std::string>& labels,
+        std::size_t newExtent,
+        const std::source_location& where
+    ) const;
 
     mpi::MPIEnvironment env_;                    /**< private duplicate of the caller's ranks */
     std::size_t nOldOwned_ { 0 };                /**< owned cells before */

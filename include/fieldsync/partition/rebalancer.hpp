@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fieldsync/config.hpp"
+#include "fieldsync/core/callerValue.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
@@ -101,23 +102,29 @@ public:
     /**
      * @brief Collective: newOwners(), then moves the cells and each of @p fields (views over
      * @p layout, replaced by views over the new layout: see Migration::migrate()) and builds
-     * the new HaloLayout and Communicator.
+     * the new HaloLayout and Communicator. @p dimension carries the caller's
+     * std::source_location (a plain number converts, see CallerValue), which every Error
+     * names.
+     * @throws Error on every rank when some rank's input is bad (as newOwners(), or a field
+     * with fewer rows than @p layout's owned cells: that rank names it).
      */
     template<typename... Views>
     [[nodiscard]] Rebalanced rebalance(
         const HaloLayout& layout,
         std::span<const double> weights,
         std::span<const std::array<double, 3>> centroids,
-        int dimension,
+        CallerValue<int> dimension,
         Views&... fields
     ) const
     {
-        Rebalanced result { repartition(layout, weights, centroids, dimension) };
+        const std::source_location& where { dimension.where() };
+        Rebalanced result { repartition(layout, weights, centroids, dimension.value(), where) };
         const auto start = std::chrono::steady_clock::now();
-        result.migration.migrate(result.layout.nLocal(), fields...);
+        result.migration.migrate({ result.layout.nLocal(), where }, fields...);
         addMigrationSeconds(
             result.report,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+            where
         );
         return result;
     }
@@ -132,11 +139,13 @@ private:
         std::span<const double> weights,
         std::span<const std::array<double, 3>> centroids,
         int dimension,
-        std::source_location where = std::source_location::current()
+        const std::source_location& where
     ) const;
 
     /** @brief Collective: adds @p seconds (slowest rank) to the report's migration time. */
-    void addMigrationSeconds(RebalanceReport& report, double seconds) const;
+    void addMigrationSeconds(
+        RebalanceReport& report, double seconds, const std::source_location& where
+    ) const;
 
     mpi::MPIEnvironment env_;  /**< the ranks */
     RebalanceOptions options_; /**< settings */

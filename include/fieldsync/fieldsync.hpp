@@ -38,7 +38,6 @@
 
 // halo: maps, buffers, the Communicator
 #include "fieldsync/halo/communicator.hpp"
-#include "fieldsync/halo/copyBytes.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"

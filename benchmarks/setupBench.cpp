@@ -19,7 +19,7 @@
 // a function of its global id; each HaloBuilder layout's global ids are compared with the ghost
 // list computed here, and its maps exchange once. "cold" is the first set-up plus exchange of
 // the process (round 0 of the first size, before any warm-up). Prints a table, writes JSON.
-// For the set-up model of doc/scaling.md it also records, per rank and size, the neighbour
+// For the set-up model of doc/notes/scaling.md it also records, per rank and size, the neighbour
 // ranks and the heap bytes each set-up keeps (glibc mallinfo2: in use after the set-up minus
 // before, while its objects live; the ghost-list Communicator, and the HaloBuilder layout with
 // a Communicator from its maps), measured once after the timed rounds, VmHWM at the end, and the
@@ -248,7 +248,7 @@ double peakResidentKiB()
     return 0.0;
 }
 
-/** @brief What one rank's set-ups keep, for the model (doc/scaling.md). */
+/** @brief What one rank's set-ups keep, for the model (doc/notes/scaling.md). */
 struct Kept
 {
     double neighbours { 0.0 };     /**< ranks this rank sends to or receives from */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The set-up model of doc/scaling.md: time and memory per rank of a halo set-up up to 100k ranks.
+"""The set-up model of doc/notes/scaling.md: time and memory per rank of a halo set-up up to 100k ranks.
 
 Reads setup_bench JSON files (benchmarks/setupBench.cpp, one per rank count) and fits, by least
 squares over the measured rows:
@@ -14,7 +14,7 @@ squares over the measured rows:
 The terms that the runs here cannot measure are assumptions, given as options: the cost of a
 message to a neighbour (--overhead, software overhead per message, the messages go out together)
 and of a step of a collective (--alpha, one latency across the network). The messages and
-collective steps per set-up are counted from the code (doc/scaling.md says where). With
+collective steps per set-up are counted from the code (doc/notes/scaling.md says where). With
 --fit-network both are fitted instead, from runs on several rank counts that are not
 oversubscribed (the 16-core runs in doc/data/setup-model/cores16-*.json). Prints the
 fitted coefficients and a Markdown table of the predicted set-up per rank for P = 1k, 10k, 100k

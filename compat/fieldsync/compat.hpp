@@ -11,12 +11,17 @@
  * HalfDuplexCommBuffer::getCommName/send/receive, Communicator::bufferType) and NeoN's enum
  * spellings (ReduceOp::Land, ...) stay on their classes. doc/architecture.md has the table of
  * names and of the differences left on purpose; doc/porting.md shows a ported file.
+ *
+ * It also brings the names that moved into a layer's namespace last round (fieldsync::HaloBuilder,
+ * fieldsync::ReverseOp, ...) as [[deprecated]] aliases (deprecated.hpp): old code compiles with a
+ * warning that names the new spelling.
  */
 #pragma once
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/localIndex.hpp"
+#include "fieldsync/deprecated.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"

@@ -4,7 +4,6 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/mpi/nonBlocking.hpp"
 
 #include <Kokkos_Core.hpp>
 

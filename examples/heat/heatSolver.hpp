@@ -37,7 +37,7 @@ inline constexpr bool kernelsOnHost {
  * @brief The default interior chunk between Communicator::progress() calls: 2048 cells where
  * the solver's kernels run on the host (each chunk is a synchronous loop, and the exchange moves
  * between chunks); 0, one update, where they run on a device. There every chunk would be a
- * kernel launch and a fence, which made the whole run many times slower (doc/gpu.md), and one
+ * kernel launch and a fence, which made the whole run many times slower (doc/notes/gpu.md), and one
  * update already runs asynchronously: the solver calls progress() once while the kernel runs.
  */
 inline constexpr std::size_t defaultProgressChunk { kernelsOnHost ? 2048 : 0 };

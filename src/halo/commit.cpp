@@ -471,7 +471,7 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
     // Point-to-point (index 0) stays unless another back end is faster by more than the
     // probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16
     // ranks the others, within that spread of it in the probe, were slower in the run
-    // (doc/performance.md, back ends on 16 cores).
+    // (doc/notes/performance.md, back ends on 16 cores).
     constexpr double margin { 0.9 };
     std::size_t best { 0 };
     for (std::size_t b = 1; b < count; ++b)

@@ -590,11 +590,6 @@ void Communicator::setPersistent(bool persistent)
         persistent ? 0 : CommunicatorState::noPersistent;
 }
 
-void Communicator::setPersistentFrom(std::size_t bytes)
-{
-    state(std::source_location::current()).persistentFrom_ = bytes;
-}
-
 void Communicator::setStaging(mpi::Staging staging)
 {
     state(std::source_location::current()).staging_ = staging;

@@ -35,22 +35,18 @@ void forEachRun(std::span<const LocalIndex> indices, std::span<const std::size_t
 }
 } // namespace
 
-IndexRuns::IndexRuns(const RankSimplexCommMap& map, std::size_t maxRun, std::source_location where)
-    : IndexRuns(map.indices(), map.offsets(), maxRun, where)
+IndexRuns::IndexRuns(const RankSimplexCommMap& map, std::source_location where)
+    : IndexRuns(map.indices(), map.offsets(), where)
 {
 }
 
 IndexRuns::IndexRuns(
     std::span<const LocalIndex> indices,
     std::span<const std::size_t> offsets,
-    std::size_t maxRun,
     std::source_location where
 )
     : at_(), runOffsets_() // sized below: no allocation for the defaults' one entry
 {
-    FIELDSYNC_CHECK_AT(
-        maxRun >= 1, "IndexRuns: the longest run kept whole must be at least 1 cell, not 0", where
-    );
     FIELDSYNC_CHECK_AT(
         offsets.empty() || offsets.back() == indices.size(),
         std::string("IndexRuns: the offsets end at ")
@@ -69,32 +65,28 @@ IndexRuns::IndexRuns(
     at_.reserve(std::min(indices.size(), reserved) + 1);
     first_.reserve(std::min(indices.size(), reserved));
     std::size_t list { 0 };
-    std::size_t unsplit { 0 };
+    std::size_t runs { 0 };
     const auto closeLists = [&](std::size_t upTo)
     {
         for (; list < upTo; ++list) // lists before upTo are complete
         {
             runOffsets_.push_back(first_.size());
             const std::size_t cells = offsets[list + 1] - offsets[list];
-            mean_[list] =
-                unsplit == 0 ? 0.0 : static_cast<double>(cells) / static_cast<double>(unsplit);
+            mean_[list] = runs == 0 ? 0.0 : static_cast<double>(cells) / static_cast<double>(runs);
             anyRuns_ = anyRuns_ || usesRuns(list);
             allRuns_ = allRuns_ && (cells == 0 || usesRuns(list));
-            unsplit = 0;
+            runs = 0;
         }
     };
     forEachRun(
         indices,
         offsets,
-        [&](std::size_t k, std::size_t begin, std::size_t end)
+        [&](std::size_t k, std::size_t begin, std::size_t /*end*/)
         {
             closeLists(k);
-            ++unsplit;
-            for (std::size_t at = begin; at < end; at += maxRun) // pieces of a long run
-            {
-                at_.push_back(at);
-                first_.push_back(indices[at]);
-            }
+            ++runs;
+            at_.push_back(begin);
+            first_.push_back(indices[begin]);
         }
     );
     closeLists(lists);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // IndexRuns: the runs of each list, checked against the lists themselves (expanding the runs
-// gives the list back, every run is as long as the list and the split length allow), and the
+// gives the list back, every run is as long as the list allows: runs are never split), and the
 // form chosen from the mean run length.
 #include "fieldsync_test/catch.hpp"
 
@@ -26,7 +26,7 @@ struct Lists
 };
 
 /** @brief Checks the runs of @p runs against @p lists; returns the runs of each list. */
-std::vector<std::size_t> checkRuns(const IndexRuns& runs, const Lists& lists, std::size_t maxRun)
+std::vector<std::size_t> checkRuns(const IndexRuns& runs, const Lists& lists)
 {
     std::vector<std::size_t> perList;
     REQUIRE(runs.at().size() == runs.runCount() + 1);
@@ -38,7 +38,6 @@ std::vector<std::size_t> checkRuns(const IndexRuns& runs, const Lists& lists, st
         {
             const std::size_t length = runs.at()[r + 1] - runs.at()[r];
             CHECK(length >= 1);
-            CHECK(length <= maxRun);
             for (std::size_t j = 0; j < length; ++j) // the run reproduces the list
             {
                 CHECK(
@@ -46,7 +45,7 @@ std::vector<std::size_t> checkRuns(const IndexRuns& runs, const Lists& lists, st
                 );
             }
             const std::size_t next = runs.at()[r + 1];
-            if (length < maxRun && next < lists.offsets[k + 1]) // maximal: the next one breaks it
+            if (next < lists.offsets[k + 1]) // maximal: the next one breaks it
             {
                 CHECK(lists.indices[next] != lists.indices[next - 1] + 1);
             }
@@ -61,9 +60,7 @@ TEST_CASE("IndexRuns finds the runs of each list", "[halo][indexRuns]")
 {
     const Lists lists;
     const IndexRuns runs(lists.indices, lists.offsets);
-    CHECK(
-        checkRuns(runs, lists, IndexRuns::defaultMaxRun) == std::vector<std::size_t> { 5, 5, 0, 1 }
-    );
+    CHECK(checkRuns(runs, lists) == std::vector<std::size_t> { 5, 5, 0, 1 });
     CHECK(runs.meanRunLength(0) == 1.0);
     CHECK(runs.meanRunLength(1) == 13.0 / 5.0);
     CHECK(runs.meanRunLength(2) == 0.0);
@@ -76,17 +73,20 @@ TEST_CASE("IndexRuns finds the runs of each list", "[halo][indexRuns]")
     CHECK_FALSE(runs.allRuns());
 }
 
-TEST_CASE(
-    "IndexRuns splits long runs but chooses the form from the unsplit length", "[halo][indexRuns]"
-)
+TEST_CASE("IndexRuns keeps a run of 2,000 cells whole", "[halo][indexRuns]")
 {
-    const Lists lists;
-    const IndexRuns runs(lists.indices, lists.offsets, 3);
-    CHECK(checkRuns(runs, lists, 3) == std::vector<std::size_t> { 5, 6, 0, 4 });
-    CHECK(runs.meanRunLength(3) == 10.0);
-    CHECK(runs.usesRuns(3));
-    const IndexRuns single(lists.indices, lists.offsets, 1);
-    CHECK(checkRuns(single, lists, 1) == std::vector<std::size_t> { 5, 13, 0, 10 });
+    std::vector<LocalIndex> indices(2000);
+    for (std::size_t i = 0; i < indices.size(); ++i)
+    {
+        indices[i] = static_cast<LocalIndex>(7 + i);
+    }
+    const std::vector<std::size_t> offsets { 0, indices.size() };
+    const IndexRuns runs(indices, offsets);
+    REQUIRE(runs.runCount() == 1);
+    CHECK(runs.first()[0] == 7);
+    CHECK(runs.at()[1] == 2000);
+    CHECK(runs.meanRunLength(0) == 2000.0);
+    CHECK(runs.allRuns());
 }
 
 TEST_CASE("IndexRuns of an empty map and bad input", "[halo][indexRuns]")
@@ -97,20 +97,18 @@ TEST_CASE("IndexRuns of an empty map and bad input", "[halo][indexRuns]")
     CHECK(none.allRuns());
     const std::vector<LocalIndex> indices { 3, 4 };
     const std::vector<std::size_t> offsets { 0, 2 };
-    CHECK_THROWS_AS(IndexRuns(indices, offsets, 0), fieldsync::Error);
+    const std::vector<std::size_t> shortOffsets { 0, 1 };
     std::string text;
     try
     {
-        const IndexRuns bad(indices, offsets, 0);
+        const IndexRuns bad(indices, shortOffsets);
     }
     catch (const fieldsync::Error& error)
     {
         text = error.what();
     }
     CHECK(text.find("test/halo/indexRuns.cpp") != std::string::npos); // the caller's site
-    CHECK(text.find("not 0") != std::string::npos);                   // the bad value
-    const std::vector<std::size_t> shortOffsets { 0, 1 };
-    CHECK_THROWS_AS(IndexRuns(indices, shortOffsets), fieldsync::Error);
+    CHECK(text.find("end at 1") != std::string::npos);                // the bad value
     const IndexRuns whole(indices, offsets);
     CHECK(whole.allRuns() == (2.0 >= IndexRuns::runsFrom));
 }

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The runs kernels (packRuns, unpackRuns) in every memory space of the build, as std::memcpy per
-// run, as one thread per run and as a team per run, on lists with runs of length 1, mixed, long
-// and at both ends of the field, 1, 3 and 8 components, LayoutRight and LayoutLeft: packed values
-// and unpacked cells must hold a known function of the cell's global id, and nothing else may be
-// written. The general gather kernel packs the same lists as a second opinion. The host copy of a
-// run (copyBytes, copyRun) is checked for every length and alignment, and the runs kernels on a
-// list holding runs of every length from 1 to 70 cells in random order.
+// The runs kernels (packRuns, unpackRuns) on the host (the engine packs by runs only there), as a
+// copy per run (a buffer of this field alone, contiguous rows) and as one loop per run (a buffer
+// shared with other fields, or LayoutLeft), on lists with runs of length 1, mixed, long and at
+// both ends of the field, 1, 3 and 8 components, LayoutRight and LayoutLeft: packed values and
+// unpacked cells must hold a known function of the cell's global id, and nothing else may be
+// written. The general gather kernel (every memory space of the build) packs the same lists as a
+// second opinion. The host copy of a run (copyBytes, src/halo/copyBytes.hpp) is checked for every
+// length and alignment and value size, and the runs kernels on a list holding runs of every
+// length from 1 to 70 cells in random order.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/memorySpaces.hpp"
 
 #include "fieldsync/halo/indexRuns.hpp"
 #include "fieldsync/halo/packKernels.hpp"
+
+#include "copyBytes.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -28,7 +32,6 @@
 using fieldsync::LocalIndex;
 using fieldsync::halo::IndexRuns;
 using fieldsync::halo::ReverseOp;
-using fieldsync::halo::RunKernel;
 
 namespace
 {
@@ -109,18 +112,16 @@ View truthField(std::size_t comps, std::size_t n = cells)
 }
 
 /**
- * @brief Packs every list of @p lists from a @p View field of @p comps components by runs
- * (split at @p maxRun) with @p kind, into a buffer of @p stride values per cell at @p offset,
- * then unpacks it into a poisoned field; returns the wrong values seen (0 when right).
+ * @brief Packs every list of @p lists from a @p View field of @p comps components by runs, into a
+ * buffer of @p stride values per cell at @p offset, then unpacks it into a poisoned field;
+ * returns the wrong values seen (0 when right).
  */
 template<typename Space, typename View>
-int wrongAfterRuns(
-    std::size_t comps, std::size_t stride, std::size_t offset, RunKernel kind, std::size_t maxRun
-)
+int wrongAfterRuns(std::size_t comps, std::size_t stride, std::size_t offset)
 {
     using Device = fieldsync_test::DeviceFor<Space>;
     const Lists lists;
-    const IndexRuns runs(lists.indices, lists.offsets, maxRun);
+    const IndexRuns runs(lists.indices, lists.offsets);
     const auto first = toSpace<LocalIndex, Space>({ runs.first().begin(), runs.first().end() });
     const auto at = toSpace<std::size_t, Space>({ runs.at().begin(), runs.at().end() });
     const View field = truthField<View>(comps);
@@ -132,7 +133,7 @@ int wrongAfterRuns(
     for (std::size_t k = 0; k + 1 < lists.offsets.size(); ++k)
     {
         fieldsync::halo::packRuns(
-            field, buffer, first, at, runs.runBegin(k), runs.runEnd(k), stride, offset, exec, kind
+            field, buffer, first, at, runs.runBegin(k), runs.runEnd(k), stride, offset, exec
         );
     }
     Kokkos::fence();
@@ -151,17 +152,7 @@ int wrongAfterRuns(
     View target = truthField<View>(comps);
     Kokkos::deep_copy(target, poison);
     fieldsync::halo::unpackRuns(
-        target,
-        buffer,
-        first,
-        at,
-        0,
-        runs.runCount(),
-        stride,
-        offset,
-        ReverseOp::Replace,
-        exec,
-        kind
+        target, buffer, first, at, 0, runs.runCount(), stride, offset, ReverseOp::Replace, exec
     );
     Kokkos::fence();
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), target);
@@ -193,8 +184,7 @@ int wrongAfterRuns(
             stride,
             offset,
             ReverseOp::Sum,
-            exec,
-            kind
+            exec
         );
         Kokkos::fence();
     }
@@ -230,63 +220,53 @@ void forEachViewShape(std::initializer_list<std::size_t> components, const Check
     }
 }
 
-/** @brief wrongAfterRuns for every kernel kind, buffer shape and split length. */
+/** @brief wrongAfterRuns for each buffer shape. */
 template<typename Space, typename View>
-void checkAllKinds(std::size_t comps)
+void checkBothBuffers(std::size_t comps)
 {
-    for (const RunKernel kind : { RunKernel::Auto, RunKernel::Loop, RunKernel::Teams })
+    // this field alone (a copy per run for contiguous rows), and in the middle of two other
+    // fields (a loop per run)
+    for (const std::size_t extra : { std::size_t { 0 }, std::size_t { 3 } })
     {
-        for (const std::size_t maxRun :
-             { std::size_t { 512 }, std::size_t { 3 }, std::size_t { 1 } })
-        {
-            // this field alone (memcpy on the host), and in the middle of two other fields
-            for (const std::size_t extra : { std::size_t { 0 }, std::size_t { 3 } })
-            {
-                const std::size_t offset = extra == 0 ? 0 : 1;
-                INFO(
-                    "components " << comps << ", kind " << static_cast<int>(kind) << ", maxRun "
-                                  << maxRun << ", stride " << comps + extra
-                );
-                CHECK(wrongAfterRuns<Space, View>(comps, comps + extra, offset, kind, maxRun) == 0);
-            }
-        }
+        const std::size_t offset = extra == 0 ? 0 : 1;
+        INFO("components " << comps << ", stride " << comps + extra);
+        CHECK(wrongAfterRuns<Space, View>(comps, comps + extra, offset) == 0);
     }
 }
 } // namespace
 
-TEMPLATE_LIST_TEST_CASE(
-    "packRuns and unpackRuns move the truth, rank 1 and both layouts",
-    "[halo][packKernels]",
-    fieldsync_test::MemorySpaces
-)
+TEST_CASE("packRuns and unpackRuns move the truth, rank 1 and both layouts", "[halo][packKernels]")
 {
-    using Space = TestType;
+    using Space = Kokkos::HostSpace;
     forEachViewShape<fieldsync_test::DeviceFor<Space>>(
         { 1, 3, 8 },
         [](auto view, std::size_t comps)
-        { checkAllKinds<Space, typename decltype(view)::type>(comps); }
+        { checkBothBuffers<Space, typename decltype(view)::type>(comps); }
     );
 }
 
 TEMPLATE_LIST_TEST_CASE(
-    "packRuns agrees with the general gather kernel",
+    "The general gather kernel agrees with packRuns",
     "[halo][packKernels]",
     fieldsync_test::MemorySpaces
 )
 {
     using Space = TestType;
     using Device = fieldsync_test::DeviceFor<Space>;
+    using HostDevice = fieldsync_test::DeviceFor<Kokkos::HostSpace>;
     using View = Kokkos::View<double**, Kokkos::LayoutRight, Device>;
     const Lists lists;
     const IndexRuns runs(lists.indices, lists.offsets);
-    const auto first = toSpace<LocalIndex, Space>({ runs.first().begin(), runs.first().end() });
-    const auto at = toSpace<std::size_t, Space>({ runs.at().begin(), runs.at().end() });
+    const auto first =
+        toSpace<LocalIndex, Kokkos::HostSpace>({ runs.first().begin(), runs.first().end() });
+    const auto at = toSpace<std::size_t, Kokkos::HostSpace>({ runs.at().begin(), runs.at().end() });
     const auto idx = toSpace<LocalIndex, Space>(lists.indices);
     const View field = truthField<View>(3);
+    const auto hostField = truthField<Kokkos::View<double**, Kokkos::LayoutRight, HostDevice>>(3);
     const std::size_t n = lists.indices.size();
-    Kokkos::View<double*, Device> byRuns("byRuns", n * 3);
+    Kokkos::View<double*, HostDevice> byRuns("byRuns", n * 3);
     Kokkos::View<double*, Device> byGather("byGather", n * 3);
-    fieldsync::halo::packRuns(field, byRuns, first, at, 0, runs.runCount(), 3, 0);
+    fieldsync::halo::packRuns(hostField, byRuns, first, at, 0, runs.runCount(), 3, 0);
     fieldsync::halo::pack(field, byGather, idx, 0, n, 3, 0);
     Kokkos::fence();
     const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), byRuns);
@@ -345,7 +325,7 @@ struct Triple
     double z; /**< third */
 };
 
-/** @brief Value @p i of type T, made from sourceByte (the truth copyRun is checked against). */
+/** @brief Value @p i of type T, made from sourceByte (the truth copyBytes is checked against). */
 template<typename T>
 T valueAt(std::size_t i)
 {
@@ -366,7 +346,7 @@ bool sameBytes(const T& a, const T& b)
     return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-/** @brief The wrong values after copyRun of 0 to 100 values of T between guard values. */
+/** @brief The wrong values after copyBytes of 0 to 100 values of T between guard values. */
 template<typename T>
 int wrongAfterCopyRun()
 {
@@ -382,7 +362,11 @@ int wrongAfterCopyRun()
     for (std::size_t n = 0; n <= longest; ++n)
     {
         std::fill(to.begin(), to.end(), guard);
-        fieldsync::halo::copyRun(to.data() + 1, from.data(), n);
+        fieldsync::halo::copyBytes(
+            reinterpret_cast<std::byte*>(to.data() + 1),
+            reinterpret_cast<const std::byte*>(from.data()),
+            n * sizeof(T)
+        );
         for (std::size_t i = 0; i < to.size(); ++i)
         {
             const bool inside = i >= 1 && i < 1 + n;
@@ -393,7 +377,7 @@ int wrongAfterCopyRun()
 }
 } // namespace
 
-TEST_CASE("copyRun copies runs of values of 1 to 24 bytes", "[halo][packKernels]")
+TEST_CASE("copyBytes copies runs of values of 1 to 24 bytes", "[halo][packKernels]")
 {
     CHECK(wrongAfterCopyRun<char>() == 0);
     CHECK(wrongAfterCopyRun<std::int16_t>() == 0);
@@ -434,7 +418,7 @@ std::vector<LocalIndex> everyLength(std::size_t longest, std::size_t& cellsOut)
 /** @brief packRuns, then unpackRuns into a poisoned field, of a list with runs of every length
  * from 1 to 70 cells; returns the wrong values (packed or unpacked) against the truth. */
 template<typename Space, typename View>
-int wrongWithEveryLength(std::size_t comps, RunKernel kind)
+int wrongWithEveryLength(std::size_t comps)
 {
     using Device = fieldsync_test::DeviceFor<Space>;
     std::size_t n { 0 };
@@ -446,11 +430,11 @@ int wrongWithEveryLength(std::size_t comps, RunKernel kind)
     const View field = truthField<View>(comps, n);
     Kokkos::View<double*, Device> buffer("buffer", list.size() * comps);
     const typename View::execution_space exec;
-    fieldsync::halo::packRuns(field, buffer, first, at, 0, runs.runCount(), comps, 0, exec, kind);
+    fieldsync::halo::packRuns(field, buffer, first, at, 0, runs.runCount(), comps, 0, exec);
     View target = truthField<View>(comps, n);
     Kokkos::deep_copy(target, poison);
     fieldsync::halo::unpackRuns(
-        target, buffer, first, at, 0, runs.runCount(), comps, 0, ReverseOp::Replace, exec, kind
+        target, buffer, first, at, 0, runs.runCount(), comps, 0, ReverseOp::Replace, exec
     );
     Kokkos::fence();
     const auto packed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), buffer);
@@ -478,28 +462,21 @@ int wrongWithEveryLength(std::size_t comps, RunKernel kind)
 }
 } // namespace
 
-TEMPLATE_LIST_TEST_CASE(
-    "packRuns and unpackRuns move runs of every length from 1 to 70 cells",
-    "[halo][packKernels]",
-    fieldsync_test::MemorySpaces
+TEST_CASE(
+    "packRuns and unpackRuns move runs of every length from 1 to 70 cells", "[halo][packKernels]"
 )
 {
-    using Space = TestType;
-    for (const RunKernel kind : { RunKernel::Auto, RunKernel::Loop })
-    {
-        forEachViewShape<fieldsync_test::DeviceFor<Space>>(
-            { 1, 2, 3, 8 },
-            [kind](auto view, std::size_t comps)
-            {
-                using View = typename decltype(view)::type;
-                INFO(
-                    "kind " << static_cast<int>(kind) << ", rank " << View::rank << ", components "
-                            << comps
-                );
-                CHECK(wrongWithEveryLength<Space, View>(comps, kind) == 0);
-            }
-        );
-    }
+    // rank 1 and LayoutRight: a copy per run; LayoutLeft: a loop per run
+    using Space = Kokkos::HostSpace;
+    forEachViewShape<fieldsync_test::DeviceFor<Space>>(
+        { 1, 2, 3, 8 },
+        [](auto view, std::size_t comps)
+        {
+            using View = typename decltype(view)::type;
+            INFO("rank " << View::rank << ", components " << comps);
+            CHECK(wrongWithEveryLength<Space, View>(comps) == 0);
+        }
+    );
 }
 
 namespace

@@ -7,7 +7,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
-#include "fieldsync/mpi/nonBlocking.hpp"
+#include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/wait.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Soak (doc/reliability.md, "Soak"): 100,000 exchanges of several keys on a random pattern;
+// Soak (doc/notes/reliability.md, "Soak"): 100,000 exchanges of several keys on a random pattern;
 // resident memory and live MPI requests stay flat after warm-up, and every ghost stays right.
 //
 // Live requests are counted through the MPI profiling interface: this file defines the

@@ -3,7 +3,7 @@
 # the GPU machine has CUDA's driver and run time but no MPI and no network, so everything else
 # travels in the archive. Run from the repository root there, one or more phases:
 #
-#   tools/gpu/device-run.sh check tests heat bench     # the GPU runs (doc/gpu.md)
+#   tools/gpu/device-run.sh check tests heat bench     # the GPU runs (doc/notes/gpu.md)
 #   tools/gpu/device-run.sh chunks                     # the solver with the host's chunking
 #   tools/gpu/device-run.sh cpu                        # CPU scaling on the machine's cores
 #   tools/gpu/device-run.sh setup                      # set-up model inputs, back ends, 16 cores
@@ -83,7 +83,7 @@ phase_tests() {
     for np in 1 2; do
         run tests 300 "$np" "$s/cuda/test_heat"
     done
-    run tests 300 1 "$s/cuda/test_halo_pack_kernels" # the runs kernels, one team per run
+    run tests 300 1 "$s/cuda/test_halo_pack_kernels" # the gather kernels per space, the runs kernels on the host
     # the ghost-list set-up, Communicators sharing one duplicate (tag windows), fused reductions
     for np in 2 3; do
         for t in test_halo_ghost_list test_halo_exchange_context test_reduction_batch; do
@@ -182,7 +182,7 @@ phase_neon() {
 }
 
 # The heat solver with the host's default interior chunks (2048 cells, a kernel and a fence
-# each, progress() between them) against the device default (one update): doc/gpu.md
+# each, progress() between them) against the device default (one update): doc/notes/gpu.md
 phase_chunks() {
     for np in 1 2; do
         run chunks 300 "$np" "$s/cuda/fieldsync-heat" --steps 1000 --progress-chunk 2048 \
@@ -192,7 +192,7 @@ phase_chunks() {
 }
 
 # The exchange of large messages against hand-written MPI: halo_bench on 2 and 16 ranks, and
-# the staged exchange of gpu_bench on 2 ranks (the wait's progress, doc/gpu.md)
+# the staged exchange of gpu_bench on 2 ranks (the wait's progress, doc/notes/gpu.md)
 phase_large() {
     for np in 2 16; do
         BIND="-bind-to core" run large 150 "$np" "$s/host/halo_bench" --json "$out/halo_bench-large-np$np.json"
@@ -227,7 +227,7 @@ phase_cpu() {
     grep -h -E "^fieldsync-heat|^overall|peak resident" "$out/cpu.log" >"$out/cpu-heat.txt"
 }
 
-# The set-up model's inputs on up to 16 cores, not oversubscribed (doc/scaling.md, set-up model;
+# The set-up model's inputs on up to 16 cores, not oversubscribed (doc/notes/scaling.md, set-up model;
 # tools/setup-model.py --cores 16), and the back ends on the solver's pattern on 2 to 16 ranks
 phase_setup() {
     setup_runs

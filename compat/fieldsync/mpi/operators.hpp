@@ -6,6 +6,5 @@
 #include "fieldsync/compat.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/dataType.hpp"
-#include "fieldsync/mpi/nonBlocking.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"

@@ -420,13 +420,6 @@ public:
      */
     void setPersistent(bool persistent);
 
-    /**
-     * @brief The automatic choice (the default, from 512 bytes): an exchange whose largest
-     * message per neighbour has at least @p bytes uses persistent requests, a smaller one
-     * MPI_Isend/Irecv (doc/performance.md has the measurements behind the default).
-     */
-    void setPersistentFrom(std::size_t bytes);
-
     /** @brief Staging::Always forces host staging of every exchange (tests). */
     void setStaging(mpi::Staging staging);
 

@@ -3,6 +3,7 @@
 // Communicator (doc/architecture.md, "One halo exchange").
 #pragma once
 
+#include "fieldsync/core/error.hpp"
 #include "fieldsync/core/localIndex.hpp"
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <span>
 #include <type_traits>
 #include <typeinfo>
@@ -111,7 +113,7 @@ public:
     /**
      * @brief Whether lists of runs are packed by runs (packRuns()): on synchronous host
      * execution spaces, where a copy per run beats the gather; on a GPU the gather kernel was
-     * faster on every measured pattern (doc/gpu.md), so lists always go to pack() there.
+     * faster on every measured pattern (doc/notes/gpu.md), so lists always go to pack() there.
      */
     [[nodiscard]] virtual bool packsByRuns() const noexcept = 0;
 
@@ -307,17 +309,24 @@ public:
         std::size_t f, const RunRange& runs, char* buffer, std::size_t stride, std::size_t offset
     ) const override
     {
-        halo::packRuns(
-            views_[f],
-            valuesAt(buffer, runs.positions, stride),
-            indices(runs.first, runs.end),
-            positions(runs.at, runs.end + 1),
-            runs.begin,
-            runs.end,
-            stride,
-            offset,
-            exec_
-        );
+        if constexpr (mpi::synchronousHost<Exec>)
+        {
+            halo::packRuns(
+                views_[f],
+                valuesAt(buffer, runs.positions, stride),
+                indices(runs.first, runs.end),
+                positions(runs.at, runs.end + 1),
+                runs.begin,
+                runs.end,
+                stride,
+                offset,
+                exec_
+            );
+        }
+        else
+        {
+            noRuns();
+        }
     }
 
     void unpackRuns(
@@ -329,18 +338,25 @@ public:
         ReverseOp op
     ) const override
     {
-        halo::unpackRuns(
-            views_[f],
-            valuesAt(const_cast<char*>(buffer), runs.positions, stride),
-            indices(runs.first, runs.end),
-            positions(runs.at, runs.end + 1),
-            runs.begin,
-            runs.end,
-            stride,
-            offset,
-            op,
-            exec_
-        );
+        if constexpr (mpi::synchronousHost<Exec>)
+        {
+            halo::unpackRuns(
+                views_[f],
+                valuesAt(const_cast<char*>(buffer), runs.positions, stride),
+                indices(runs.first, runs.end),
+                positions(runs.at, runs.end + 1),
+                runs.begin,
+                runs.end,
+                stride,
+                offset,
+                op,
+                exec_
+            );
+        }
+        else
+        {
+            noRuns();
+        }
     }
 
     void fence() const override
@@ -362,6 +378,16 @@ public:
 
 private:
     using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+
+    /** @brief The engine asks packsByRuns() first: runs never reach another space. */
+    [[noreturn]] static void noRuns()
+    {
+        throw Error(
+            "halo: pack by runs asked of an execution space that packs by gather", // never reached
+            std::source_location::current()
+        );
+    }
+
     /** @brief What the unpack relies on of V: value type, rank, layout, memory space. */
     using Plain = Kokkos::View<typename V::non_const_data_type, typename V::array_layout, MemSpace>;
 

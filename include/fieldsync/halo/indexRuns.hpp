@@ -19,47 +19,35 @@ namespace fieldsync::halo
  * A run is a stretch of the list whose cells ascend by one: positions at()[r] to at()[r+1] of
  * the map's flat index array hold cells first()[r], first()[r] + 1, ... Runs never cross from one
  * neighbour to the next: neighbour k's runs are [runBegin(k), runEnd(k)), and at()[runBegin(k)]
- * is the map's offsets()[k]. Runs longer than @p maxRun cells are split, so that a GPU kernel
- * with a team per run keeps its teams evenly loaded (the host copies each piece as one run).
+ * is the map's offsets()[k]. Runs are maximal: a run ends where the next cell is not the next
+ * one in the field.
  *
- * A list is packed by runs (usesRuns()) when its mean run length, before splitting, is at least
- * runsFrom cells: each run is then one copy (fixed-size blocks, halo::copyRuns(), on synchronous
- * host spaces, one kernel over (run, element) elsewhere) instead of a gather through the index
- * list.
+ * A list is packed by runs (usesRuns()) when its mean run length is at least runsFrom cells, on
+ * synchronous host spaces (Fields::packsByRuns()): each run is then one copy (fixed-size blocks,
+ * halo::copyRuns()) or one loop instead of a gather through the index list.
  */
 class IndexRuns
 {
 public:
     /** @brief Mean run length (cells) from which a list is packed by runs (measured:
-     * doc/performance.md). */
+     * doc/notes/performance.md). */
     static constexpr double runsFrom { 4.0 };
-
-    /** @brief Longest run kept whole (cells); longer ones are split. */
-    static constexpr std::size_t defaultMaxRun { 512 };
 
     /** @brief No runs (a map with no neighbours). */
     IndexRuns() = default;
 
-    /**
-     * @brief The runs of every neighbour list of @p map, split beyond @p maxRun cells.
-     * @throws Error naming @p where when @p maxRun is 0.
-     */
+    /** @brief The runs of every neighbour list of @p map. */
     explicit IndexRuns(
-        const RankSimplexCommMap& map,
-        std::size_t maxRun = defaultMaxRun,
-        std::source_location where = std::source_location::current()
+        const RankSimplexCommMap& map, std::source_location where = std::source_location::current()
     );
 
     /**
-     * @brief The runs of the lists @p indices[offsets[k], offsets[k+1]), split beyond
-     * @p maxRun cells.
-     * @throws Error naming @p where when @p maxRun is 0 or the offsets do not end at the size of
-     * @p indices.
+     * @brief The runs of the lists @p indices[offsets[k], offsets[k+1]).
+     * @throws Error naming @p where when the offsets do not end at the size of @p indices.
      */
     IndexRuns(
         std::span<const LocalIndex> indices,
         std::span<const std::size_t> offsets,
-        std::size_t maxRun = defaultMaxRun,
         std::source_location where = std::source_location::current()
     );
 
@@ -78,7 +66,7 @@ public:
     /** @brief One past the last run of list @p k. */
     [[nodiscard]] std::size_t runEnd(std::size_t k) const noexcept { return runOffsets_[k + 1]; }
 
-    /** @brief Cells per run of list @p k before splitting (0 for an empty list). */
+    /** @brief Cells per run of list @p k (0 for an empty list). */
     [[nodiscard]] double meanRunLength(std::size_t k) const noexcept { return mean_[k]; }
 
     /** @brief Whether list @p k is packed by runs (mean run length at least runsFrom). */
@@ -94,7 +82,7 @@ private:
     std::vector<LocalIndex> first_;             /**< first cell of each run */
     std::vector<std::size_t> at_ { 0 };         /**< list position of each run, then the total */
     std::vector<std::size_t> runOffsets_ { 0 }; /**< runs of list k: [k], [k+1] */
-    std::vector<double> mean_;                  /**< mean run length per list, unsplit */
+    std::vector<double> mean_;                  /**< mean run length per list */
     bool anyRuns_ { false };                    /**< some list uses runs */
     bool allRuns_ { true };                     /**< every non-empty list uses runs */
 };

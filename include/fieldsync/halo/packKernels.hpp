@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The pack and unpack kernels of the halo exchange (Kokkos kernels in the field's execution space).
+// The pack and unpack kernels of the halo exchange: the gather in the field's execution space
+// (any memory space), and the pack by runs on the host; the host copy per run is compiled
+// (src/halo/packKernels.cpp).
 #pragma once
 
 #include "fieldsync/core/localIndex.hpp"
-#include "fieldsync/halo/copyBytes.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 
@@ -11,10 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <type_traits>
-#include <utility>
 
 namespace fieldsync::halo
 {
@@ -113,7 +112,7 @@ void forEachCellComponent(
 /**
  * @brief Cells a GPU thread packs or unpacks in a rank-1 field: it issues all its index and
  * value loads before its stores, so a warp has several gathers in flight instead of one
- * dependent pair (index, then value) per thread. Measured by gpu_bench (doc/gpu.md).
+ * dependent pair (index, then value) per thread. Measured by gpu_bench (doc/notes/gpu.md).
  */
 inline constexpr int cellsPerThread { 4 };
 
@@ -150,9 +149,46 @@ KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp o
 }
 
 /**
+ * @brief The cells a thread of packCells() or unpackCells() takes: thread t takes list
+ * positions begin + t + j * m (m = ceil(n / K), j < K), so that each of its K loads is coalesced
+ * across the warp.
+ */
+struct ThreadCells
+{
+    std::int64_t begin { 0 }; /**< first list position */
+    std::int64_t end { 0 };   /**< one past the last */
+    std::int64_t m { 0 };     /**< threads: the distance between a thread's positions */
+
+    /** @brief Position @p j of thread @p t, or -1 past the end. */
+    KOKKOS_INLINE_FUNCTION std::int64_t at(std::int64_t t, int j) const
+    {
+        const std::int64_t i = begin + t + j * m;
+        return i < end ? i : -1;
+    }
+};
+
+/**
+ * @brief Runs f(t, cells) for every thread t of a ThreadCells of @p K positions per thread over
+ * list positions [begin, end), on @p exec: the one preamble of packCells() and unpackCells().
+ */
+template<int K, typename Exec, typename F>
+void forEachThreadCells(
+    const std::string& label, const Exec& exec, std::size_t begin, std::size_t end, const F& f
+)
+{
+    const auto b0 = static_cast<std::int64_t>(begin);
+    const auto e0 = static_cast<std::int64_t>(end);
+    const ThreadCells cells { b0, e0, (e0 - b0 + K - 1) / K };
+    Kokkos::parallel_for(
+        label,
+        Kokkos::RangePolicy<Exec>(exec, 0, cells.m),
+        KOKKOS_LAMBDA(const std::int64_t t) { f(t, cells); }
+    );
+}
+
+/**
  * @brief Packs rank-1 field cells idx(begin..end) into buffer(i * stride + offset) on @p exec,
- * @p K cells per thread: thread t takes positions begin + t + j * m (m = ceil(n / K), j < K),
- * so each of its K loads is coalesced across the warp, and it loads all K before it stores.
+ * @p K cells per thread (ThreadCells), all K loads before the stores.
  */
 template<int K, typename V, typename B, typename I, typename Exec>
 void packCells(
@@ -167,26 +203,25 @@ void packCells(
 )
 {
     using T = typename V::non_const_value_type;
-    const auto b0 = static_cast<std::int64_t>(begin);
-    const auto e0 = static_cast<std::int64_t>(end);
-    const std::int64_t m = (e0 - b0 + K - 1) / K;
-    Kokkos::parallel_for(
+    forEachThreadCells<K>(
         packLabel(),
-        Kokkos::RangePolicy<Exec>(exec, 0, m),
-        KOKKOS_LAMBDA(const std::int64_t t) {
-            T v[K];
+        exec,
+        begin,
+        end,
+        KOKKOS_LAMBDA(const std::int64_t t, const ThreadCells& cells) {
+            T v[K] {}; // set before use; value-initialised so the compiler can see it
             for (int j = 0; j < K; ++j)
             {
-                const std::int64_t i = b0 + t + j * m;
-                if (i < e0)
+                const std::int64_t i = cells.at(t, j);
+                if (i >= 0)
                 {
                     v[j] = field(idx(i));
                 }
             }
             for (int j = 0; j < K; ++j)
             {
-                const std::int64_t i = b0 + t + j * m;
-                if (i < e0)
+                const std::int64_t i = cells.at(t, j);
+                if (i >= 0)
                 {
                     buffer(static_cast<std::size_t>(i) * stride + offset) = v[j];
                 }
@@ -210,22 +245,20 @@ void unpackCells(
 )
 {
     using T = typename V::non_const_value_type;
-    const auto b0 = static_cast<std::int64_t>(begin);
-    const auto e0 = static_cast<std::int64_t>(end);
-    const std::int64_t m = (e0 - b0 + K - 1) / K;
-    Kokkos::parallel_for(
+    forEachThreadCells<K>(
         unpackLabel(),
-        Kokkos::RangePolicy<Exec>(exec, 0, m),
-        KOKKOS_LAMBDA(const std::int64_t t) {
-            T v[K];
+        exec,
+        begin,
+        end,
+        KOKKOS_LAMBDA(const std::int64_t t, const ThreadCells& cells) {
+            T v[K] {}; // set before use; value-initialised so the compiler can see it
             std::int64_t cell[K];
             for (int j = 0; j < K; ++j)
             {
-                const std::int64_t i = b0 + t + j * m;
-                cell[j] = -1;
-                if (i < e0)
+                const std::int64_t i = cells.at(t, j);
+                cell[j] = i < 0 ? -1 : static_cast<std::int64_t>(idx(i));
+                if (i >= 0)
                 {
-                    cell[j] = static_cast<std::int64_t>(idx(i));
                     v[j] = buffer(static_cast<std::size_t>(i) * stride + offset);
                 }
             }
@@ -294,52 +327,6 @@ void pack(
     );
 }
 
-/**
- * @brief Packs neighbour cells idx(begin..end): a plain copy when they are one run starting at
- * @p runStart in a rank-1 field and the buffer holds only this field (std::memcpy when the
- * execution space @p exec is a synchronous host space, else Kokkos::deep_copy on @p exec),
- * else the indexed kernel.
- */
-template<typename V, typename B, typename I, typename Exec = typename V::execution_space>
-void packNeighbour(
-    const V& field,
-    const B& buffer,
-    const I& idx,
-    std::size_t begin,
-    std::size_t end,
-    std::size_t stride,
-    std::size_t offset,
-    LocalIndex runStart,
-    const Exec& exec = Exec()
-)
-{
-    if constexpr (viewRank<V> == 1)
-    {
-        if (runStart >= 0 && stride == 1 && field.stride(0) == 1)
-        {
-            using T = typename V::non_const_value_type;
-            const auto first = static_cast<std::size_t>(runStart);
-            if constexpr (mpi::synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
-            {
-                // deep_copy's fixed cost is larger than a copy of a few KiB
-                std::memcpy(buffer.data() + begin, field.data() + first, (end - begin) * sizeof(T));
-            }
-            else
-            {
-                Kokkos::deep_copy(
-                    exec,
-                    Kokkos::subview(buffer, std::pair<std::size_t, std::size_t> { begin, end }),
-                    Kokkos::subview(
-                        field, std::pair<std::size_t, std::size_t> { first, first + (end - begin) }
-                    )
-                );
-            }
-            return;
-        }
-    }
-    pack(field, buffer, idx, begin, end, stride, offset, exec);
-}
-
 /** @brief Combines buffer values into field cells idx(begin..end) with @p op, on @p exec. */
 template<typename V, typename B, typename I, typename Exec = typename V::execution_space>
 void unpack(
@@ -392,19 +379,6 @@ void unpack(
     );
 }
 
-/**
- * @brief How the runs kernels (packRuns(), unpackRuns()) run: Auto picks a copy per run
- * (copyRuns()) on synchronous host spaces where the field's rows and the buffer are contiguous,
- * else Teams on a GPU and Loop elsewhere; Loop and Teams force that kernel (tests run both on the
- * host).
- */
-enum class RunKernel
-{
-    Auto,  /**< a copy per run where possible, else Teams on a GPU and Loop on the host */
-    Loop,  /**< one thread per run, a loop over its cells and components */
-    Teams, /**< a team per run, its threads over the run's (cell, component) pairs */
-};
-
 /** @brief Whether a rank-2 view of @p V keeps a component's cells next to each other. */
 template<typename V>
 inline constexpr bool cellsFastest =
@@ -429,11 +403,28 @@ bool rowsContiguous(const V& field)
 }
 
 /**
- * @brief Runs f(i, cell, c) on @p exec for every run r in [runBegin, runEnd) of the arrays
- * @p first and @p at (IndexRuns' layout), every list position i = at(r) + j with cell
- * first(r) + j for j < at(r + 1) - at(r), and every component c < @p comps: one kernel launch
- * for all runs. Teams (a GPU): a team per run, consecutive threads on consecutive values of the
- * field (cells first for @p byCells, components first otherwise). Loop: one thread per run.
+ * @brief Copies the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) between a
+ * field's values @p field and a buffer @p buffer, into the buffer when @p toBuffer, else into the
+ * field, @p cellBytes bytes per cell: one copy per run (src/halo/packKernels.cpp). The field's
+ * cells are one stretch of memory each (rowsContiguous()) and the buffer holds this field alone.
+ */
+void copyRuns(
+    bool toBuffer,
+    std::byte* field,
+    std::byte* buffer,
+    const LocalIndex* first,
+    const std::size_t* at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t cellBytes
+) noexcept;
+
+/**
+ * @brief Runs f(i, cell, c) on the host space @p exec for every run r in [runBegin, runEnd) of
+ * the arrays @p first and @p at (IndexRuns' layout), every list position i = at(r) + j with cell
+ * first(r) + j for j < at(r + 1) - at(r), and every component c < @p comps: one thread per run,
+ * the inner loop along the field's memory (cells first for @p byCells, components first
+ * otherwise).
  */
 template<typename Exec, typename R, typename P, typename F>
 void forEachRunElement(
@@ -445,48 +436,20 @@ void forEachRunElement(
     std::size_t runEnd,
     std::size_t comps,
     bool byCells,
-    RunKernel kind,
     const F& f
 )
 {
-    if (runEnd <= runBegin)
-    {
-        return;
-    }
-    const auto r0 = static_cast<std::int64_t>(runBegin);
-    if (kind == RunKernel::Teams || (kind == RunKernel::Auto && threadPerComponent<Exec>))
-    {
-        using Policy = Kokkos::TeamPolicy<Exec>;
-        Kokkos::parallel_for(
-            label,
-            Policy(exec, static_cast<int>(runEnd - runBegin), Kokkos::AUTO),
-            KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-                const auto r = static_cast<std::size_t>(r0 + team.league_rank());
-                const std::size_t pos = at(r);
-                const std::size_t len = at(r + 1) - pos;
-                const auto cell = static_cast<std::int64_t>(first(r));
-                Kokkos::parallel_for(
-                    Kokkos::TeamThreadRange(team, len * comps),
-                    [&](const std::size_t k)
-                    {
-                        const std::size_t j = byCells ? k % len : k / comps;
-                        const std::size_t c = byCells ? k / len : k % comps;
-                        f(pos + j, cell + static_cast<std::int64_t>(j), c);
-                    }
-                );
-            }
-        );
-        return;
-    }
     Kokkos::parallel_for(
         label,
-        Kokkos::RangePolicy<Exec>(exec, r0, static_cast<std::int64_t>(runEnd)),
-        KOKKOS_LAMBDA(const std::int64_t run) {
+        Kokkos::RangePolicy<Exec>(
+            exec, static_cast<std::int64_t>(runBegin), static_cast<std::int64_t>(runEnd)
+        ),
+        [=](const std::int64_t run)
+        {
             const auto r = static_cast<std::size_t>(run);
             const std::size_t pos = at(r);
             const std::size_t len = at(r + 1) - pos;
             const auto cell = static_cast<std::int64_t>(first(r));
-            // the inner loop walks the field's memory in order
             const std::size_t outer = byCells ? comps : len;
             const std::size_t inner = byCells ? len : comps;
             for (std::size_t a = 0; a < outer; ++a)
@@ -502,95 +465,21 @@ void forEachRunElement(
 }
 
 /**
- * @brief Whether packRuns()/unpackRuns() copy each run on the host (copyRuns()): @p kind is Auto,
- * @p Exec is a synchronous host space, the field's rows are contiguous and the buffer holds this
- * field alone (@p stride is its component count).
+ * @brief Whether packRuns()/unpackRuns() copy each run (copyRuns()): the field's rows
+ * are contiguous and the buffer holds this field alone (@p stride is its component count).
  */
-template<typename Exec, typename V>
-bool copiesRunsOnHost(const V& field, std::size_t stride, RunKernel kind)
+template<typename V>
+bool copiesRuns(const V& field, std::size_t stride)
 {
-    if constexpr (mpi::synchronousHost<Exec> && mpi::hostAccessible<typename V::memory_space>)
-    {
-        return kind == RunKernel::Auto && stride == componentsOf(field) && rowsContiguous(field);
-    }
-    else
-    {
-        return false;
-    }
-}
-
-/**
- * @brief copyRuns() on raw pointers, into the buffer when @p ToBuffer: @p cells the field's
- * values, @p values the buffer's, @p PerCell values per cell (or @p perCell where @p PerCell is 0;
- * a constant lets one component compute addresses and lengths without multiplications).
- */
-template<bool ToBuffer, std::size_t PerCell, typename F, typename T, typename I, typename P>
-void copyRunsOf(
-    F* __restrict cells,
-    T* __restrict values,
-    const I* __restrict first,
-    const P* __restrict at,
-    std::size_t runBegin,
-    std::size_t runEnd,
-    std::size_t perCell
-)
-{
-    const std::size_t comps = PerCell != 0 ? PerCell : perCell;
-    // the runs lie scattered over the field: fetch the field's line of the run `ahead` runs on
-    // while this one is copied, so that the misses of several runs overlap
-    constexpr std::size_t ahead { 8 };
-    for (std::size_t r = runBegin; r < runEnd; ++r)
-    {
-        const std::size_t next = r + ahead < runEnd ? r + ahead : r;
-        prefetchLine(cells + static_cast<std::size_t>(first[next]) * comps);
-        F* const run = cells + static_cast<std::size_t>(first[r]) * comps;
-        T* const packed = values + static_cast<std::size_t>(at[r]) * comps;
-        const std::size_t n = static_cast<std::size_t>(at[r + 1] - at[r]) * comps;
-        if constexpr (ToBuffer)
-        {
-            copyRun(packed, run, n);
-        }
-        else
-        {
-            copyRun(run, packed, n);
-        }
-    }
-}
-
-/**
- * @brief Copies the runs [runBegin, runEnd) between @p field and @p buffer on the host (into the
- * buffer when @p ToBuffer, else into the field), where copiesRunsOnHost() says so. The views'
- * pointers are taken once: the copies' stores could otherwise alias the views, which the loop
- * would then read again after every run.
- */
-template<bool ToBuffer, typename V, typename B, typename R, typename P>
-void copyRuns(
-    const V& field,
-    const B& buffer,
-    const R& first,
-    const P& at,
-    std::size_t runBegin,
-    std::size_t runEnd
-)
-{
-    const std::size_t comps = componentsOf(field);
-    if (comps == 1)
-    {
-        copyRunsOf<ToBuffer, 1>(
-            field.data(), buffer.data(), first.data(), at.data(), runBegin, runEnd, 1
-        );
-        return;
-    }
-    copyRunsOf<ToBuffer, 0>(
-        field.data(), buffer.data(), first.data(), at.data(), runBegin, runEnd, comps
-    );
+    return stride == componentsOf(field) && rowsContiguous(field);
 }
 
 /**
  * @brief Packs the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) of
- * @p field into buffer(i * stride + offset + c), i the list position: a copy per run (copyRuns())
- * on a synchronous host space where the field's rows are contiguous and the buffer holds only this
- * field (@p stride is its component count), else one kernel over (run, element) on @p exec.
+ * @p field into buffer(i * stride + offset + c), i the list position, on a synchronous host
+ * space (the engine packs by runs only there, Fields::packsByRuns(): on a GPU the gather kernel
+ * was faster on every measured pattern): a copy per run where copiesRuns() says so, else one
+ * loop per run.
  */
 template<
     typename V,
@@ -607,13 +496,23 @@ void packRuns(
     std::size_t runEnd,
     std::size_t stride,
     std::size_t offset,
-    const Exec& exec = Exec(),
-    RunKernel kind = RunKernel::Auto
+    const Exec& exec = Exec()
 )
 {
-    if (copiesRunsOnHost<Exec>(field, stride, kind))
+    static_assert(mpi::synchronousHost<Exec>, "lists are packed by runs on the host only");
+    using T = typename V::non_const_value_type;
+    if (copiesRuns(field, stride))
     {
-        copyRuns<true>(field, buffer, first, at, runBegin, runEnd);
+        copyRuns(
+            true,
+            reinterpret_cast<std::byte*>(field.data()),
+            reinterpret_cast<std::byte*>(buffer.data()),
+            first.data(),
+            at.data(),
+            runBegin,
+            runEnd,
+            sizeof(T) * componentsOf(field)
+        );
         return;
     }
     forEachRunElement(
@@ -625,10 +524,8 @@ void packRuns(
         runEnd,
         componentsOf(field),
         cellsFastest<V>,
-        kind,
-        KOKKOS_LAMBDA(const std::size_t i, const std::int64_t cell, const std::size_t c) {
-            buffer(i * stride + offset + c) = cellAt(field, cell, c);
-        }
+        [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
+        { buffer(i * stride + offset + c) = cellAt(field, cell, c); }
     );
 }
 
@@ -653,13 +550,23 @@ void unpackRuns(
     std::size_t stride,
     std::size_t offset,
     ReverseOp op,
-    const Exec& exec = Exec(),
-    RunKernel kind = RunKernel::Auto
+    const Exec& exec = Exec()
 )
 {
-    if (op == ReverseOp::Replace && copiesRunsOnHost<Exec>(field, stride, kind))
+    static_assert(mpi::synchronousHost<Exec>, "lists are unpacked by runs on the host only");
+    using T = typename V::non_const_value_type;
+    if (op == ReverseOp::Replace && copiesRuns(field, stride))
     {
-        copyRuns<false>(field, buffer, first, at, runBegin, runEnd);
+        copyRuns(
+            false,
+            reinterpret_cast<std::byte*>(field.data()),
+            reinterpret_cast<std::byte*>(buffer.data()),
+            first.data(),
+            at.data(),
+            runBegin,
+            runEnd,
+            sizeof(T) * componentsOf(field)
+        );
         return;
     }
     forEachRunElement(
@@ -671,10 +578,8 @@ void unpackRuns(
         runEnd,
         componentsOf(field),
         cellsFastest<V>,
-        kind,
-        KOKKOS_LAMBDA(const std::size_t i, const std::int64_t cell, const std::size_t c) {
-            combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op);
-        }
+        [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
+        { combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op); }
     );
 }
 

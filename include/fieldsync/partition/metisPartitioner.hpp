@@ -42,6 +42,27 @@ private:
     int seed_; /**< METIS_OPTION_SEED */
 };
 
+#else
+
+/**
+ * @brief Stands in for MetisPartitioner in a build without METIS (FIELDSYNC_HAVE_METIS is 0), so
+ * that a use fails to compile with a message that says why, not as an unknown name.
+ */
+class MetisPartitioner
+{
+public:
+    /** @brief Never compiles: see the message. */
+    template<typename... Args>
+    explicit MetisPartitioner(Args&&... /*unused*/)
+    {
+        static_assert(
+            sizeof...(Args) != sizeof...(Args),
+            "fieldsync::partition::MetisPartitioner needs METIS, and this fieldsync was built with "
+            "FIELDSYNC_WITH_METIS=OFF (Debian: libmetis-dev)"
+        );
+    }
+};
+
 #endif
 
 } // namespace fieldsync::partition

@@ -60,6 +60,28 @@ private:
     double imbalance_; /**< allowed load imbalance ratio */
 };
 
+#else
+
+/**
+ * @brief Stands in for PtScotchPartitioner in a build without PT-Scotch (FIELDSYNC_HAVE_PTSCOTCH is
+ * 0), so that a use fails to compile with a message that says why, not as an unknown name.
+ */
+class PtScotchPartitioner
+{
+public:
+    /** @brief Never compiles: see the message. */
+    template<typename... Args>
+    explicit PtScotchPartitioner(Args&&... /*unused*/)
+    {
+        static_assert(
+            sizeof...(Args) != sizeof...(Args),
+            "fieldsync::partition::PtScotchPartitioner needs PT-Scotch, and this fieldsync was "
+            "built with FIELDSYNC_WITH_PTSCOTCH=OFF (PT-Scotch not found, or built against "
+            "another MPI; Debian: libptscotch-dev)"
+        );
+    }
+};
+
 #endif
 
 } // namespace fieldsync::partition

@@ -151,6 +151,28 @@ private:
     RebalanceOptions options_; /**< settings */
 };
 
+#else
+
+/**
+ * @brief Stands in for Rebalancer in a build without Zoltan (FIELDSYNC_HAVE_ZOLTAN is 0), so that a
+ * use fails to compile with a message that says why, not as an unknown name.
+ */
+class Rebalancer
+{
+public:
+    /** @brief Never compiles: see the message. */
+    template<typename... Args>
+    explicit Rebalancer(Args&&... /*unused*/)
+    {
+        static_assert(
+            sizeof...(Args) != sizeof...(Args),
+            "fieldsync::partition::Rebalancer needs Zoltan, and this fieldsync was built "
+            "with FIELDSYNC_WITH_ZOLTAN=OFF (Zoltan not found, or built against another "
+            "MPI; Debian: libtrilinos-zoltan-dev)"
+        );
+    }
+};
+
 #endif
 
 } // namespace fieldsync::partition

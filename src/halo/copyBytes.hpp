@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Host copies sized for the short runs of cells of a halo list (the pack and unpack by runs,
-// packKernels.hpp): fixed-size blocks instead of a loop per value or a call per run.
+// src/halo/packKernels.cpp): fixed-size blocks instead of a loop per value or a call per run.
 #pragma once
 
 #include <cstddef>
 #include <cstring>
-#include <type_traits>
 
 namespace fieldsync::halo
 {
@@ -74,20 +73,6 @@ copyBytes(std::byte* __restrict to, const std::byte* __restrict from, std::size_
     {
         copyBlock<1>(to, from);
     }
-}
-
-/**
- * @brief Copies @p n values from @p from to @p to on the host with copyBytes(): a loop over the
- * values (its trip count different from run to run) or a library call per short run costs
- * more than the copy.
- */
-template<typename T>
-inline void copyRun(T* __restrict to, const T* __restrict from, std::size_t n) noexcept
-{
-    static_assert(std::is_trivially_copyable_v<T>, "halo fields hold trivially copyable values");
-    copyBytes(
-        reinterpret_cast<std::byte*>(to), reinterpret_cast<const std::byte*>(from), n * sizeof(T)
-    );
 }
 
 /**

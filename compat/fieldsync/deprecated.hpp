@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/**
+ * @file deprecated.hpp
+ * @brief The names that moved into a layer's namespace (fieldsync::halo, fieldsync::mpi,
+ * fieldsync::partition), kept under their old names for one minor release.
+ *
+ * Each alias is [[deprecated]] with the new name in its message: code written against the old
+ * names compiles with one warning per use that says what to write instead. compat.hpp includes
+ * this header, and the umbrella fieldsync/fieldsync.hpp includes compat.hpp, so code that
+ * included either keeps compiling; code that included only a class's own header (for example
+ * fieldsync/partition/haloBuilder.hpp) adds `#include "fieldsync/compat.hpp"` or moves to the
+ * new names (doc/porting.md, "Names that moved"). CHANGELOG.md lists them under "Deprecated".
+ */
+#pragma once
+
+#include "fieldsync/halo/commBufferCore.hpp"
+#include "fieldsync/halo/exchangeStats.hpp"
+#include "fieldsync/halo/reverseOp.hpp"
+#include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/partition/cellGraph.hpp"
+#include "fieldsync/partition/distributedGraph.hpp"
+#include "fieldsync/partition/haloBuilder.hpp"
+#include "fieldsync/partition/haloLayout.hpp"
+#include "fieldsync/partition/metisPartitioner.hpp"
+#include "fieldsync/partition/ownerDirectory.hpp"
+#include "fieldsync/partition/partition.hpp"
+
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+namespace fieldsync
+{
+
+// halo: moved from fieldsync:: to fieldsync::halo::
+/** @brief Old name of halo::ExchangeStats. */
+using ExchangeStats [[deprecated("use fieldsync::halo::ExchangeStats")]] = halo::ExchangeStats;
+/** @brief Old name of halo::ReverseOp. */
+using ReverseOp [[deprecated("use fieldsync::halo::ReverseOp")]] = halo::ReverseOp;
+
+/** @brief Old name of halo::toReverseOp(). */
+[[deprecated("use fieldsync::halo::toReverseOp")]] [[nodiscard]] inline halo::ReverseOp
+toReverseOp(mpi::ReduceOp op, std::source_location where = std::source_location::current())
+{
+    return halo::toReverseOp(op, where);
+}
+
+// partition: moved from fieldsync:: to fieldsync::partition::
+/** @brief Old name of partition::GlobalIndex. */
+using GlobalIndex [[deprecated("use fieldsync::partition::GlobalIndex")]] = partition::GlobalIndex;
+/** @brief Old name of partition::CellGraph. */
+using CellGraph [[deprecated("use fieldsync::partition::CellGraph")]] = partition::CellGraph;
+/** @brief Old name of partition::DistributedGraph. */
+using DistributedGraph [[deprecated("use fieldsync::partition::DistributedGraph")]] =
+    partition::DistributedGraph;
+/** @brief Old name of partition::HaloBuilder. */
+using HaloBuilder [[deprecated("use fieldsync::partition::HaloBuilder")]] = partition::HaloBuilder;
+/** @brief Old name of partition::HaloLayout. */
+using HaloLayout [[deprecated("use fieldsync::partition::HaloLayout")]] = partition::HaloLayout;
+/** @brief Old name of partition::OwnerDirectory. */
+using OwnerDirectory [[deprecated("use fieldsync::partition::OwnerDirectory")]] =
+    partition::OwnerDirectory;
+/** @brief Old name of partition::Partition. */
+using Partition [[deprecated("use fieldsync::partition::Partition")]] = partition::Partition;
+/** @brief Old name of partition::MetisPartitioner. */
+using MetisPartitioner [[deprecated("use fieldsync::partition::MetisPartitioner")]] =
+    partition::MetisPartitioner;
+
+// the sparse exchange: moved from fieldsync:: (partition/) to fieldsync::mpi:: (mpi/)
+/** @brief Old name of mpi::SparseMessage. */
+using SparseMessage [[deprecated("use fieldsync::mpi::SparseMessage")]] = mpi::SparseMessage;
+
+/** @brief Old name of mpi::sparseExchange(). */
+[[deprecated("use fieldsync::mpi::sparseExchange"
+)]] [[nodiscard]] inline std::vector<mpi::SparseMessage>
+sparseExchange(
+    MPI_Comm comm,
+    int tag,
+    const std::vector<mpi::SparseMessage>& outgoing,
+    const std::string& what,
+    std::source_location where = std::source_location::current()
+)
+{
+    return mpi::sparseExchange(comm, tag, outgoing, what, where);
+}
+
+/** @brief Old name of mpi::raiseIfAnyFailed(). */
+[[deprecated("use fieldsync::mpi::raiseIfAnyFailed")]] inline void raiseIfAnyFailed(
+    MPI_Comm comm,
+    const std::string& localError,
+    std::source_location where = std::source_location::current()
+)
+{
+    mpi::raiseIfAnyFailed(comm, localError, where);
+}
+
+} // namespace fieldsync
+
+namespace fieldsync::mpi
+{
+
+// the buffers' engine: moved from fieldsync::mpi:: to fieldsync::halo::
+/** @brief Old name of halo::BufferState. */
+using BufferState [[deprecated("use fieldsync::halo::BufferState")]] = halo::BufferState;
+/** @brief Old name of halo::CommBufferCore. */
+using CommBufferCore [[deprecated("use fieldsync::halo::CommBufferCore")]] = halo::CommBufferCore;
+
+} // namespace fieldsync::mpi

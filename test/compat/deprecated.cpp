@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// The names that moved into a layer's namespace, used under their old names (compat/fieldsync/
+// deprecated.hpp through compat.hpp): each is the new type or calls the new function. Compiled
+// with -Wno-deprecated-declarations; every use here warns without it.
+#include "fieldsync_test/catch.hpp"
+
+#include "fieldsync/compat.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace old = fieldsync; // the old spellings, all in namespace fieldsync (or fieldsync::mpi)
+namespace fs = fieldsync;
+
+static_assert(std::is_same_v<old::ExchangeStats, fs::halo::ExchangeStats>);
+static_assert(std::is_same_v<old::ReverseOp, fs::halo::ReverseOp>);
+static_assert(std::is_same_v<old::GlobalIndex, fs::partition::GlobalIndex>);
+static_assert(std::is_same_v<old::CellGraph, fs::partition::CellGraph>);
+static_assert(std::is_same_v<old::DistributedGraph, fs::partition::DistributedGraph>);
+static_assert(std::is_same_v<old::HaloBuilder, fs::partition::HaloBuilder>);
+static_assert(std::is_same_v<old::HaloLayout, fs::partition::HaloLayout>);
+static_assert(std::is_same_v<old::OwnerDirectory, fs::partition::OwnerDirectory>);
+static_assert(std::is_same_v<old::Partition, fs::partition::Partition>);
+static_assert(std::is_same_v<old::MetisPartitioner, fs::partition::MetisPartitioner>);
+static_assert(std::is_same_v<old::SparseMessage, fs::mpi::SparseMessage>);
+static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::BufferState>);
+static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::CommBufferCore>);
+
+TEST_CASE("The old names of moved functions call the new ones", "[compat][deprecated]")
+{
+    CHECK(old::toReverseOp(fs::mpi::ReduceOp::Max) == fs::halo::ReverseOp::Max);
+    CHECK_THROWS_AS(old::toReverseOp(fs::mpi::ReduceOp::Prod), fs::Error);
+
+    const fs::mpi::MPIEnvironment env;
+    const fs::mpi::MPIEnvironment own { env.duplicate() };
+    // a ring: each rank sends its rank and the next rank's number to the next rank
+    const int next = (env.rank() + 1) % env.sizeRank();
+    const int previous = (env.rank() + env.sizeRank() - 1) % env.sizeRank();
+    const std::vector<old::SparseMessage> out {
+        { next, { std::int64_t { env.rank() }, std::int64_t { next } } }
+    };
+    const auto in = old::sparseExchange(own.comm(), 11, out, "deprecated test");
+    REQUIRE(in.size() == 1);
+    CHECK(in[0].rank == previous);
+    CHECK(in[0].data == std::vector<std::int64_t> { previous, env.rank() });
+
+    CHECK_NOTHROW(old::raiseIfAnyFailed(own.comm(), ""));
+    CHECK_THROWS_AS(
+        old::raiseIfAnyFailed(own.comm(), env.rank() == 0 ? "rank 0 fails" : ""), fs::Error
+    );
+
+    const old::CellGraph graph = old::CellGraph::global({ 0, 1, 2 }, { 1, 0 });
+    CHECK(graph.nCells() == 2);
+    old::ExchangeStats stats {};
+    CHECK(stats.exchanges == 0);
+}

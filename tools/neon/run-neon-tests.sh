@@ -151,6 +151,7 @@ for entry in "${files[@]}"; do
             failed=1
         fi
     done
-    printf '%-22s %-9s %s\n' "$name" yes "$(IFS=,; echo "${results[*]}" | sed 's/,/, /g')"
+    joined=$(printf '%s; ' "${results[@]}")
+    printf '%-22s %-9s %s\n' "$name" yes "${joined%; }"
 done
 exit $failed

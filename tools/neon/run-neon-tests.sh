@@ -75,7 +75,7 @@ if [[ ! -d $prefix/lib/cmake/fieldsync && ! -d $prefix/lib64/cmake/fieldsync ]];
     echo "no installed fieldsync in $prefix: cmake --install build/release --prefix $prefix" >&2
     exit 2
 fi
-if ! git --git-dir="$neon_git" rev-parse --quiet --verify "$develop^{commit}" >/dev/null; then
+if ! git --git-dir="$neon_git" rev-parse --quiet --verify "$develop^{commit}" >/dev/null 2>&1; then
     echo "SKIPPED: no NeoN repository with $develop at $neon_git" >&2
     exit 77
 fi

@@ -3,10 +3,12 @@
 // default-made, then assigned a Communicator built from NeoN's plain maps (CommMap of
 // RankCommMap of NodeCommMap, filled with operator[], emplace_back and push_back), one string
 // key for the three calls. The field's layout is NeoN's test's: a block sent to every rank, a
-// block never touched, a block received from every rank; each rank checks its ghost cells
-// against the value the sender wrote, computed from the sender's rank.
+// block never touched, a block received from every rank, in a host view and in NeoN's Vector;
+// each rank checks its ghost cells against the value the sender wrote, computed from the
+// sender's rank.
 #include "fieldsync_test/catch.hpp"
 
+#include "fieldsync/NeoN.hpp"
 #include "fieldsync/core/mpi/environment.hpp"
 #include "fieldsync/fieldsync.hpp"
 #include "fieldsync/mesh/unstructured/communicator.hpp"
@@ -25,13 +27,30 @@ static_assert(!std::is_copy_constructible_v<Communicator>);
 static_assert(std::is_move_assignable_v<Communicator>);
 static_assert(std::is_same_v<Communicator::bufferType, mpi::FullDuplexCommBuffer<>>);
 
-TEST_CASE("Communicator from NeoN's maps synchronises a field", "[compat][communicator]")
+namespace
+{
+/** @brief A field of @p size ints: a host view, or NeoN's Vector on a SerialExecutor. */
+template<typename Field>
+Field makeField(std::size_t size)
+{
+    if constexpr (Kokkos::is_view<Field>::value)
+    {
+        return Field("field", size);
+    }
+    else
+    {
+        return Field(SerialExecutor(), size);
+    }
+}
+} // namespace
+
+TEMPLATE_TEST_CASE("Communicator from NeoN's maps synchronises a field", "[compat][communicator]", (Kokkos::View<int*, Kokkos::HostSpace>), Vector<int>)
 {
     mpi::MPIEnvironment mpiEnviron;
     Communicator comm;
     const int n { mpiEnviron.sizeRank() };
     const auto un = static_cast<std::size_t>(n);
-    Kokkos::View<int*, Kokkos::HostSpace> field("field", 3 * un);
+    auto field = makeField<TestType>(3 * un);
     for (std::size_t rank = 0; rank < un; ++rank)
     {
         field(rank) = 10 * mpiEnviron.rank() + static_cast<int>(rank); // sent to `rank`

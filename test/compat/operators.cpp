@@ -116,28 +116,35 @@ TEST_CASE("allReduce of a value with each of NeoN's operations", "[compat][opera
     CHECK(located.value == static_cast<double>((expectedRank * 7) % size));
 }
 
-TEST_CASE("allReduce of a three-component vector, as NeoN's Vec3", "[compat][operators]")
+TEST_CASE("allReduce of NeoN's Vec3 reduces each component", "[compat][operators]")
 {
     const MPIEnvironment world;
     const int rank { world.rank() };
     const int size { world.sizeRank() };
-    std::array<double, 3> values {};
+    Vec3 values;
     for (std::size_t i = 0; i < values.size(); ++i)
     {
         values[i] = rank + 10.0 * static_cast<double>(i);
     }
-    std::array<double, 3> highest = values;
-    std::array<double, 3> lowest = values;
+    Vec3 highest = values;
+    Vec3 lowest = values;
+    Vec3 sum = values;
+    Vec3 product(2.0, -1.0, 0.5);
     allReduce(highest, ReduceOp::Max, MPI_COMM_WORLD);
     allReduce(lowest, ReduceOp::Min, MPI_COMM_WORLD);
+    allReduce(sum, ReduceOp::Sum, MPI_COMM_WORLD);
+    allReduce(product, ReduceOp::Prod, MPI_COMM_WORLD);
     for (std::size_t i = 0; i < values.size(); ++i)
     {
         CHECK(highest[i] == (size - 1) + 10.0 * static_cast<double>(i));
-        CHECK(lowest[i] == 10.0 * static_cast<double>(i));
+        CHECK(lowest(i) == 10.0 * static_cast<double>(i));
+        CHECK(sum[i] == size * (size - 1) / 2 + 10.0 * static_cast<double>(i) * size);
     }
-    double scalar { 1.5 };
-    reduceAllScalar(&scalar, ReduceOp::Sum, MPI_COMM_WORLD);
-    CHECK(scalar == 1.5 * size);
+    CHECK(product == Vec3(std::pow(2.0, size), std::pow(-1.0, size), std::pow(0.5, size)));
+    CHECK(Vec3() == Vec3(0.0));
+    double total { 1.5 };
+    reduceAllScalar(&total, ReduceOp::Sum, MPI_COMM_WORLD);
+    CHECK(total == 1.5 * size);
 }
 
 TEST_CASE("bufferHash gives one valid tag per name on every rank", "[compat][operators]")

@@ -59,6 +59,16 @@ concept KokkosField = Kokkos::is_view<F>::value &&(viewRank<F> == 1 || viewRank<
 template<typename F>
 concept BlockField = Kokkos::is_view<F>::value &&(viewRank<F> == 3);
 
+/**
+ * @brief A field object that holds its data in a rank-1/2 Kokkos::View and hands it out with
+ * `view()` (NeoN's Vector, fieldsync/core/vector/vector.hpp in compat/): exchanged as that view.
+ */
+template<typename F>
+concept ViewHolder = requires(F& field)
+{
+    requires KokkosField<std::remove_cvref_t<decltype(field.view())>>;
+};
+
 /** @brief The rank-1 unmanaged view over the span of a BlockField (same memory and device). */
 template<typename V>
 using BlockSpanView = Kokkos::View<
@@ -73,7 +83,8 @@ using HostFieldView = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<K
 
 /**
  * @brief The field as a Kokkos view without copying a view (a reference to it: a copy of a
- * managed view costs two atomic reference-count updates), an unmanaged rank-1 view over the
+ * managed view costs two atomic reference-count updates), a ViewHolder's view() (a reference
+ * when view() returns one), an unmanaged rank-1 view over the
  * span of a contiguous rank-3 view (an Error naming @p where when it is not contiguous), or an
  * unmanaged host view over a std::vector or std::span.
  */
@@ -84,6 +95,10 @@ decltype(auto) fieldViewRef(F& field, const std::source_location& where)
     if constexpr (KokkosField<Plain>)
     {
         return static_cast<const Plain&>(field);
+    }
+    else if constexpr (ViewHolder<Plain>)
+    {
+        return field.view();
     }
     else if constexpr (BlockField<Plain>)
     {
@@ -117,11 +132,12 @@ using FieldExecution = typename FieldViewType<F>::execution_space;
  * @brief What Communicator::startComm accepts: Kokkos::View<T*> or Kokkos::View<T**>
  * (cells x components, LayoutLeft or LayoutRight) in any memory space, a contiguous
  * Kokkos::View<T***> (a padded structured block: cell = linear index in the view's layout,
- * see StructuredBlock), std::vector<T>, std::span<T>.
+ * see StructuredBlock), std::vector<T>, std::span<T>, and a field object whose `view()` is a
+ * rank-1/2 Kokkos::View (NeoN's Vector in compat/).
  */
 template<typename F>
-concept HaloField =
-    detail::KokkosField<std::remove_cvref_t<F>> || detail::BlockField<std::remove_cvref_t<F>> ||
+concept HaloField = detail::KokkosField<std::remove_cvref_t<F>> ||
+    detail::ViewHolder<std::remove_cvref_t<F>> || detail::BlockField<std::remove_cvref_t<F>> ||
     detail::IsStdVector<std::remove_cvref_t<F>>::value ||
     detail::IsStdSpan<std::remove_cvref_t<F>>::value;
 

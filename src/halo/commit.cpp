@@ -561,8 +561,7 @@ ExchangeContext checkAndAgree(
                !compareDirection(peer, me, t.sends, m.receives, t.sendHash, m.receiveHash).empty();
     };
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
-        setUpComm(env.comm(), where),
-        answeredSetUpTag(setUpTurn(env.comm(), where)),
+        env.comm(),
         std::move(questions),
         4,
         [&](const mpi::SparseMessage& question, std::span<std::int64_t> answer)
@@ -612,7 +611,7 @@ ExchangeContext checkAndAgree(
                 error = "Communicator::commit: the halo pattern disagrees:" + error;
             }
         }
-        mpi::raiseIfAnyFailed(setUpComm(env.comm(), where), error, where);
+        mpi::raiseIfAnyFailed(mpi::detail::privateComm(env.comm(), where), error, where);
     }
     const ContextBid agreed { answered.agreed[1], answered.agreed[2] };
     takeBid(env.comm(), agreed, true);

@@ -21,7 +21,7 @@ namespace fieldsync::halo
 
 /**
  * @brief Collective (commit.cpp): the checks of a Communicator made from maps and the agreement
- * on its context in one answered exchange on the set-up duplicate (mpi::answeredExchange): each
+ * on its context in one answered exchange on the private duplicate (mpi::answeredExchange): each
  * rank sends each peer its record of their pattern (counts and hashes of the global ids), the
  * peer answers with its own and compares the two, and the closing agreement carries whether any
  * rank found a disagreement, with the context's identifier and tag window. Bad input is an

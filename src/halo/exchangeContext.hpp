@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
-// Internal: where a Communicator's messages travel. One duplicate of each communicator is made
-// once and cached on it (as PetscCommDuplicate does); the collective set-up steps use it, and
-// each Communicator built over that communicator gets a window of its tags, as PetscSF takes new
-// tags from PETSc's cached communicator, so a set-up pays no MPI_Comm_dup.
+// Internal: where a Communicator's messages travel. Each Communicator built over a communicator
+// gets a window of the tags of its private duplicate (mpi/detail/privateComm.hpp), as PetscSF
+// takes new tags from PETSc's cached communicator, so a set-up pays no MPI_Comm_dup.
 #pragma once
 
-#include "tagWindow.hpp"
-
+#include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
@@ -18,29 +16,7 @@
 namespace fieldsync::halo
 {
 
-/**
- * @brief Collective on @p comm the first time: the shared duplicate of @p comm, kept as an
- * attribute of @p comm and returned by later calls without communication. Collective set-up
- * steps use its window 0 (one at a time on every rank, in the same order); Communicators use
- * the windows after it (grantContext), so its tags never meet the application's.
- */
-[[nodiscard]] MPI_Comm setUpComm(MPI_Comm comm, const std::source_location& where);
-
-/**
- * @brief Which of two turns (0, 1, 0, ...) the next answered set-up over @p comm takes (a
- * GhostList, or a Communicator made from maps). Its exchange (mpi::answeredExchange) lets a rank
- * leave while another still listens for questions, so consecutive set-ups alternate two sets of
- * tags (answeredSetUpTag). Every rank makes the same set-ups in the same order, so the ranks
- * agree without communication. Collective the first time, as setUpComm.
- */
-[[nodiscard]] int setUpTurn(MPI_Comm comm, const std::source_location& where);
-
-/** @brief The first of the three tags of an answered set-up's exchange on the set-up duplicate
- * in turn @p turn: 7401 (7401..7403) or 7404 (7404..7406), in window 0. */
-[[nodiscard]] constexpr int answeredSetUpTag(int turn) noexcept
-{
-    return 7401 + 3 * turn;
-}
+using mpi::detail::TagWindow;
 
 /**
  * @brief What one rank proposes for the next Communicator over a communicator: agreed by an
@@ -49,7 +25,7 @@ namespace fieldsync::halo
 struct ContextBid
 {
     std::uint64_t id { 0 };     /**< the next Communicator identifier of this process */
-    std::uint64_t window { 0 }; /**< the next tag window of the shared duplicate */
+    std::uint64_t window { 0 }; /**< the next tag window of the private duplicate */
 };
 
 /**
@@ -62,7 +38,7 @@ struct ExchangeContext
     mpi::MPIEnvironment env;                 /**< the communicator (shared, or its own) */
     TagWindow tags { TagWindow::window(0) }; /**< the tags it may use on env */
     std::uint64_t id { 0 };                  /**< its identifier */
-    std::shared_ptr<const void> keeper;      /**< keeps a shared communicator; null: env owns one */
+    std::shared_ptr<const void> keeper;      /**< keeps a private duplicate; null: env owns one */
     /** @brief The wait policy a set-up already read (GhostList); empty: read the environment. */
     std::optional<mpi::WaitPolicy> policy;
 
@@ -70,7 +46,8 @@ struct ExchangeContext
     [[nodiscard]] bool shared() const noexcept { return keeper != nullptr; }
 };
 
-/** @brief This rank's bid for the next Communicator over @p comm (local; set-up duplicate made). */
+/** @brief This rank's bid for the next Communicator over @p comm (local; private duplicate made).
+ */
 [[nodiscard]] ContextBid contextBid(MPI_Comm comm, const std::source_location& where);
 
 /**
@@ -92,7 +69,7 @@ void takeBid(MPI_Comm comm, const ContextBid& agreed, bool window);
 );
 
 /**
- * @brief Collective: agrees a bid over @p env (one allreduce on the set-up duplicate), takes
+ * @brief Collective: agrees a bid over @p env (one allreduce on the private duplicate), takes
  * it and grants it (grantContext).
  */
 [[nodiscard]] ExchangeContext

@@ -48,7 +48,7 @@ public:
 
     void checkLocally();
     void groupByOwner();
-    [[nodiscard]] ContextBid askOwners(const ContextBid& mine, int turn);
+    [[nodiscard]] ContextBid askOwners(const ContextBid& mine);
     [[nodiscard]] RankSimplexCommMap takeSendMap();
     [[nodiscard]] RankSimplexCommMap takeReceiveMap();
 
@@ -71,10 +71,10 @@ private:
     void takeRequests(int requester, std::span<const std::int64_t> indices);
     [[noreturn]] void raise() const;
 
-    MPI_Comm comm_;                          /**< the cached set-up duplicate */
-    int self_;                               /**< this rank */
-    int nRanks_;                             /**< ranks of comm_ */
-    std::size_t nOwned_;                     /**< owned cells here */
+    MPI_Comm comm_;      /**< the private duplicate of the set-up's communicator */
+    int self_;           /**< this rank */
+    int nRanks_;         /**< ranks of comm_ */
+    std::size_t nOwned_; /**< owned cells here */
     std::span<const LocalIndex> ghostCells_; /**< the caller's ghost indices */
     std::span<const GhostOwner> owners_;     /**< the caller's owners */
     std::source_location where_;             /**< the caller's call site */
@@ -330,7 +330,7 @@ void GhostListSetUp::groupByOwner()
  * agrees the Communicator's context (@p mine: this rank's bid) and whether any rank found bad
  * input (only then do the ranks talk again, in raise()).
  */
-ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
+ContextBid GhostListSetUp::askOwners(const ContextBid& mine)
 {
     const auto entry = [this](std::size_t j)
     {
@@ -349,7 +349,6 @@ ContextBid GhostListSetUp::askOwners(const ContextBid& mine, int turn)
     }
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
-        answeredSetUpTag(turn),
         std::move(questions),
         1,
         [this](const mpi::SparseMessage& question, std::span<std::int64_t> answer)
@@ -485,12 +484,12 @@ GhostList::GhostList(
     // the exchange runs on the duplicate cached on env's communicator; the agreement on errors
     // also agrees the Communicator's tag window on that duplicate (no MPI_Comm_dup)
     mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::GhostList, where);
-    GhostListSetUp setUp(setUpComm(env.comm(), where), env, nOwned, ghostCells, owners, where);
+    GhostListSetUp setUp(
+        mpi::detail::privateComm(env.comm(), where), env, nOwned, ghostCells, owners, where
+    );
     setUp.checkLocally();
     setUp.groupByOwner();
-    const ContextBid agreed {
-        setUp.askOwners(contextBid(env.comm(), where), setUpTurn(env.comm(), where))
-    };
+    const ContextBid agreed { setUp.askOwners(contextBid(env.comm(), where)) };
     takeBid(env.comm(), agreed, true);
     context_ = std::make_shared<ExchangeContext>(grantContext(env, agreed, false, where));
     context_->policy = setUp.policy();

@@ -5,6 +5,7 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/faults.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -70,7 +71,12 @@ public:
         {
             faultDelay(); // fault injection: a late asker
         }
-        answers_.assign(questions.size() * width_, 0);
+        offsets_.assign(questions.size() + 1, 0);
+        for (std::size_t k { 0 }; k < questions.size(); ++k)
+        {
+            offsets_[k + 1] = offsets_[k] + answerSize(questions[k].data.size());
+        }
+        answers_.assign(offsets_.back(), 0);
         answerReceives_.assign(questions.size(), MPI_REQUEST_NULL);
         sends_.reserve(2 * questions.size() + 2);
         for (std::size_t k { 0 }; k < questions.size(); ++k)
@@ -78,14 +84,14 @@ public:
             const SparseMessage& question { questions[k] };
             if (question.rank == self_)
             {
-                answer_(question, std::span(answers_).subspan(k * width_, width_));
+                answer_(question, answerOf(k));
                 asked_.push_back(question);
                 continue;
             }
             FIELDSYNC_MPI_AT(
                 MPI_Irecv(
-                    &answers_[k * width_],
-                    static_cast<int>(width_),
+                    answers_.data() + offsets_[k],
+                    static_cast<int>(offsets_[k + 1] - offsets_[k]),
                     MPI_INT64_T,
                     question.rank,
                     tag_ + 1,
@@ -126,18 +132,28 @@ public:
         if (!agreeing_)
         {
             int done { 0 };
+            std::vector<MPI_Status> statuses(answerReceives_.size());
             FIELDSYNC_MPI_AT(
                 MPI_Testall(
                     static_cast<int>(answerReceives_.size()),
                     answerReceives_.data(),
                     &done,
-                    MPI_STATUSES_IGNORE
+                    statuses.data()
                 ),
                 where_
             );
             if (done == 0)
             {
                 return false;
+            }
+            for (std::size_t k { 0 }; k < statuses.size(); ++k)
+            {
+                if (questions_[k].rank != self_)
+                {
+                    detail::checkReceived(
+                        statuses[k], MPI_INT64_T, answerOf(k).size(), "answer", where_
+                    );
+                }
             }
             enterAgreement();
         }
@@ -201,7 +217,8 @@ public:
     {
         for (SparseMessage& question : asked_)
         {
-            question.data.resize(question.data.size() - (question.rank == self_ ? 0 : width_));
+            const std::size_t answered { width_ != 0 ? width_ : question.data.size() / 2 };
+            question.data.resize(question.data.size() - (question.rank == self_ ? 0 : answered));
         }
         std::sort(
             asked_.begin(),
@@ -212,6 +229,18 @@ public:
     }
 
 private:
+    /** @brief The values of the answer to a question of @p values values. */
+    [[nodiscard]] std::size_t answerSize(std::size_t values) const noexcept
+    {
+        return width_ != 0 ? width_ : values;
+    }
+
+    /** @brief Where the answer to the own question @p k lands. */
+    [[nodiscard]] std::span<std::int64_t> answerOf(std::size_t k)
+    {
+        return std::span(answers_).subspan(offsets_[k], offsets_[k + 1] - offsets_[k]);
+    }
+
     /** @brief The rank this one sends to (@p direction 1) or hears from (-1) in @p round. */
     [[nodiscard]] int partner(std::size_t round, int direction) const noexcept
     {
@@ -235,8 +264,10 @@ private:
         question.rank = status.MPI_SOURCE;
         // room for the answer after the payload: it travels from there (the buffer stays put
         // until take() cuts it off again), so answering allocates nothing of its own
-        question.data.reserve(static_cast<std::size_t>(count) + width_);
+        const std::size_t size { answerSize(static_cast<std::size_t>(count)) };
+        question.data.reserve(static_cast<std::size_t>(count) + size);
         question.data.resize(static_cast<std::size_t>(count));
+        scratch_.resize(size);
         FIELDSYNC_MPI_AT(
             MPI_Recv(
                 question.data.data(),
@@ -261,7 +292,7 @@ private:
         FIELDSYNC_MPI_AT(
             MPI_Isend(
                 question.data.data() + count,
-                static_cast<int>(width_),
+                static_cast<int>(size),
                 MPI_INT64_T,
                 question.rank,
                 tag_ + 1,
@@ -326,11 +357,13 @@ private:
         while (round_ < rounds_)
         {
             int done { 0 };
-            FIELDSYNC_MPI_AT(MPI_Test(&hearing_[round_], &done, MPI_STATUS_IGNORE), where_);
+            MPI_Status status;
+            FIELDSYNC_MPI_AT(MPI_Test(&hearing_[round_], &done, &status), where_);
             if (done == 0)
             {
                 return false;
             }
+            detail::checkReceived(status, MPI_UINT64_T, agreed_.size(), "agreement", where_);
             for (std::size_t k { 0 }; k < agreed_.size(); ++k)
             {
                 agreed_[k] = std::max(agreed_[k], heard_[round_][k]);
@@ -357,6 +390,7 @@ private:
     std::vector<SparseMessage> questions_;          /**< the own questions (the sends' buffers) */
     std::vector<std::int64_t> scratch_;             /**< one answer, as it is made */
     std::vector<std::int64_t> answers_;             /**< the answers to the own questions */
+    std::vector<std::size_t> offsets_;              /**< where each one starts in answers_ */
     std::vector<MPI_Request> answerReceives_;       /**< their receives */
     std::vector<MPI_Request> sends_;                /**< questions, answers, agreement rounds */
     std::vector<SparseMessage> asked_;              /**< the questions answered here */
@@ -382,8 +416,7 @@ void keepAbandoned(std::unique_ptr<AnsweringExchange> exchange)
 } // namespace
 
 AnsweredExchange answeredExchange(
-    MPI_Comm comm,
-    int tag,
+    MPI_Comm userComm,
     std::vector<SparseMessage> questions,
     std::size_t answerWidth,
     const std::function<void(const SparseMessage& question, std::span<std::int64_t> answer)>&
@@ -396,10 +429,12 @@ AnsweredExchange answeredExchange(
 {
     // on the heap: requests in flight point into it, and an abandoned one must stay put
     FIELDSYNC_CHECK_AT(
-        answerWidth >= 1 && answerWidth <= 1024,
-        what + ": answers of " + std::to_string(answerWidth) + " values (1 to 1024)",
+        answerWidth <= 1024,
+        what + ": answers of " + std::to_string(answerWidth) + " values (0 to 1024)",
         where
     );
+    const MPI_Comm comm { detail::privateComm(userComm, where) };
+    const int tag { detail::takeTags(comm, 3, where) };
     auto exchange = std::make_unique<AnsweringExchange>(comm, tag, answerWidth, answer, bid, where);
     exchange->ask(std::move(questions), what);
     // most exchanges are over after a few polls: poll first, the general wait only after

@@ -8,7 +8,7 @@
 #include "collectiveEngine.hpp"
 #include "timedAllGather.hpp"
 
-#include "fieldsync/mpi/algorithms.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 
 #include <algorithm>
 #include <array>
@@ -317,16 +317,16 @@ void checkPeerCounts(const Engine& e)
     e.check(text.empty(), [&] { return "counts disagree between peers (check mode):" + text; });
 }
 
-/** The tag of check mode's arrival notices on the caller's communicator: the first tag after
- * the algorithms' reserved range (32767, the least MPI_TAG_UB MPI allows). */
-constexpr int arrivalTag { algorithms::reservedTagFirst + algorithms::reservedTagCount };
-
-/** All ranks' signatures, through the timed all-gather (timedAllGather.hpp) on the caller's
- * communicator. */
+/** All ranks' signatures, through the timed all-gather (timedAllGather.hpp) on the private
+ * duplicate of the caller's communicator, whose arrival notices have a tag of their own. */
 std::vector<Signature> gatherSignatures(const Engine& e, const Signature& mine)
 {
-    const TimedAllGather how { e.comm(),      arrivalTag,    0, "fieldsync::mpi check mode",
-                               e.call().name, e.call().where };
+    const TimedAllGather how { privateComm(e.comm(), e.call().where),
+                               reservedTag(ReservedTag::CheckArrival),
+                               0,
+                               "fieldsync::mpi check mode",
+                               e.call().name,
+                               e.call().where };
     const std::vector<std::int64_t> flat = timedAllGather(how, mine);
     std::vector<Signature> all(e.usize());
     for (std::size_t r = 0; r < all.size(); ++r)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include "fieldsync/mpi/detail/privateComm.hpp"
+
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 
@@ -66,6 +68,9 @@ MPIEnvironment::MPIEnvironment(std::shared_ptr<Owned> owner, std::source_locatio
 {
     owner_ = std::move(owner);
     FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), where);
+    // the library's private duplicate, made while every rank is here (a later first use by a
+    // collective that some rank skips would wait in it instead of naming that rank)
+    static_cast<void>(detail::privateComm(comm_, where));
 }
 
 MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)

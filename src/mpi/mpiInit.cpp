@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/mpi/mpiInit.hpp"
 
+#include "fieldsync/mpi/detail/privateComm.hpp"
+
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
@@ -233,6 +235,8 @@ MPIInit::MPIInit(
     // here (made later, by the first set-up call, a rank that skips that call would leave it
     // pending on world)
     prepareSetUpAgreement(MPI_COMM_WORLD, where);
+    // the library's private duplicate of world, made while every rank is here
+    static_cast<void>(detail::privateComm(MPI_COMM_WORLD, where));
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))
     {

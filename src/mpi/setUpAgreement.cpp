@@ -6,6 +6,8 @@
 
 #include "timedAllGather.hpp"
 
+#include "fieldsync/mpi/detail/privateComm.hpp"
+
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -101,25 +103,9 @@ Channel& channelOf(MPI_Comm comm, const std::source_location& where)
     }
     if (channel->making != MPI_REQUEST_NULL)
     {
-        MPI_Request& making = channel->making;
-        waitWithTimeout(
-            [&making, &where]
-            {
-                int done { 0 };
-                FIELDSYNC_MPI_AT(MPI_Test(&making, &done, MPI_STATUS_IGNORE), where);
-                return done != 0;
-            },
-            []
-            {
-                return std::string("every rank of the communicator to make the private duplicate "
-                                   "of the set-up agreement (check mode, MPI_Comm_idup)");
-            },
-            WaitPolicy::fromEnvironment(),
-            "fieldsync::mpi set-up check",
-            "MPI_Comm_idup",
-            where
+        detail::finishDuplicate(
+            channel->making, channel->comm, "fieldsync::mpi set-up check", where
         );
-        FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(channel->comm, MPI_ERRORS_RETURN), where);
     }
     return *channel;
 }

@@ -8,6 +8,7 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -24,15 +25,6 @@ namespace fieldsync::partition
 
 namespace
 {
-// the first of the edges' three tags (questions, answers, agreement) in each of the two turns
-// that consecutive builds alternate (mpi::answeredExchange lets a rank leave while another
-// still listens for questions): 7101..7103 and 7104..7106
-constexpr int edgeTag { 7101 };
-// the three tags of the exchange of edges that names a bad edge once the summaries disagree
-constexpr int namingTag { 7107 };
-constexpr int adjacencyTagBase { 7200 }; // + layer
-constexpr int layerTagBase { 7300 };     // + layer
-
 std::string cellText(GlobalIndex id)
 {
     return "cell " + std::to_string(id);
@@ -215,13 +207,11 @@ public:
         std::span<const int> neighbourOwners,
         bool ownersGiven,
         const mpi::MPIEnvironment& privateEnv,
-        int turn,
         const std::source_location& where
     )
         : owned_(owned), neighbourOwners_(neighbourOwners), ownersGiven_(ownersGiven),
           comm_(privateEnv.comm()), self_(privateEnv.rank()), nRanks_(privateEnv.sizeRank()),
-          edgeTag_(edgeTag + 3 * turn), where_(where),
-          onRank_(" (rank " + std::to_string(self_) + ")")
+          where_(where), onRank_(" (rank " + std::to_string(self_) + ")")
     {
     }
 
@@ -247,9 +237,7 @@ private:
     [[nodiscard]] std::int64_t checkEdgePairs(const mpi::SparseMessage& message);
     [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
     void sendAdjacency(
-        int layer,
-        const std::vector<std::vector<std::int64_t>>& replies,
-        std::vector<MPI_Request>& requests
+        const std::vector<std::vector<std::int64_t>>& replies, std::vector<MPI_Request>& requests
     ) const;
     [[nodiscard]] std::map<int, std::vector<std::int64_t>> receiveAdjacency(int layer);
     void readAdjacencyReply(
@@ -270,7 +258,7 @@ private:
     MPI_Comm comm_;                        /**< the builder's private communicator */
     int self_;                             /**< this rank */
     int nRanks_;                           /**< ranks of comm_ */
-    int edgeTag_;                          /**< this build's first tag of the edges */
+    int layerTag_ { 0 };                   /**< the tag of the layer under way */
     std::source_location where_;           /**< the caller's call site */
     std::string onRank_;                   /**< " (rank r)" for messages */
     std::string error_;                    /**< the first bad input found on this rank */
@@ -584,7 +572,6 @@ void HaloBuild::exchangeFirstLayerEdges()
     }
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
-        edgeTag_,
         std::move(questions),
         1,
         [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
@@ -640,7 +627,6 @@ void HaloBuild::nameAsymmetricEdge()
     }
     (void)mpi::answeredExchange(
         comm_,
-        namingTag,
         toMessages(edges),
         1,
         [this](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
@@ -711,12 +697,28 @@ std::int64_t HaloBuild::checkEdgePairs(const mpi::SparseMessage& message)
 void HaloBuild::addLayer(int layer)
 {
     ghosts_.indexSlots();
+    layerTag_ = mpi::detail::takeTags(comm_, 2, where_);
     const std::vector<std::vector<std::int64_t>> replies { adjacencyReplies() };
     std::vector<MPI_Request> requests;
-    sendAdjacency(layer, replies, requests);
+    sendAdjacency(replies, requests);
     std::map<int, std::vector<std::int64_t>> asks { receiveAdjacency(layer) };
-    FIELDSYNC_MPI_AT(
-        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), where_
+    mpi::waitWithTimeout(
+        [&]
+        {
+            int done { 0 };
+            FIELDSYNC_MPI_AT(
+                MPI_Testall(
+                    static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE
+                ),
+                where_
+            );
+            return done != 0;
+        },
+        [] { return std::string("the requesters to take this rank's adjacency replies"); },
+        mpi::WaitPolicy::fromEnvironment(),
+        "HaloBuilder layer",
+        "layer " + std::to_string(layer),
+        where_
     );
     raiseIfAnyFailed();
     registerLayerRequests(layer, asks);
@@ -750,9 +752,7 @@ std::vector<std::vector<std::int64_t>> HaloBuild::adjacencyReplies() const
 
 /** @brief Starts one send of @p replies per requester (in the order of newRequests_). */
 void HaloBuild::sendAdjacency(
-    int layer,
-    const std::vector<std::vector<std::int64_t>>& replies,
-    std::vector<MPI_Request>& requests
+    const std::vector<std::vector<std::int64_t>>& replies, std::vector<MPI_Request>& requests
 ) const
 {
     std::size_t r { 0 };
@@ -766,7 +766,7 @@ void HaloBuild::sendAdjacency(
                 static_cast<int>(reply.size()),
                 MPI_INT64_T,
                 entry.first,
-                adjacencyTagBase + layer,
+                layerTag_,
                 comm_,
                 &request
             ),
@@ -799,9 +799,7 @@ std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
         mpi::waitWithTimeout(
             [&]
             {
-                FIELDSYNC_MPI_AT(
-                    MPI_Iprobe(q, adjacencyTagBase + layer, comm_, &arrived, &status), where_
-                );
+                FIELDSYNC_MPI_AT(MPI_Iprobe(q, layerTag_, comm_, &arrived, &status), where_);
                 return arrived != 0;
             },
             [&]
@@ -818,15 +816,7 @@ std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
         FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
         std::vector<std::int64_t> reply(static_cast<std::size_t>(count));
         FIELDSYNC_MPI_AT(
-            MPI_Recv(
-                reply.data(),
-                count,
-                MPI_INT64_T,
-                q,
-                adjacencyTagBase + layer,
-                comm_,
-                MPI_STATUS_IGNORE
-            ),
+            MPI_Recv(reply.data(), count, MPI_INT64_T, q, layerTag_, comm_, MPI_STATUS_IGNORE),
             where_
         );
         readAdjacencyReply(q, reply, layer, asks);
@@ -875,9 +865,8 @@ void HaloBuild::readAdjacencyReply(
 void HaloBuild::registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks)
 {
     newRequests_.clear();
-    for (const mpi::SparseMessage& message : mpi::sparseExchange(
-             comm_, layerTagBase + layer, toMessages(asks), "HaloBuilder layer", where_
-         ))
+    for (const mpi::SparseMessage& message :
+         mpi::sparseExchange(comm_, layerTag_ + 1, toMessages(asks), "HaloBuilder layer", where_))
     {
         auto& cells = newRequests_[message.rank];
         for (const std::int64_t b : message.data)
@@ -1027,9 +1016,10 @@ std::vector<LocalIndex> HaloBuild::interiorCells() const
 } // namespace
 
 HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_location where)
-    : env_(env), private_(env.duplicate(mpi::SetUpCall::HaloBuilder, where)), depth_(depth),
-      builds_(std::make_shared<std::uint64_t>(0))
+    : env_(env), depth_(depth)
 {
+    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloBuilder, where);
+    private_ = mpi::detail::privateEnvironment(env, where);
     // every rank must build the same number of layers (each layer is a collective step): the
     // largest depth and the largest negated depth give every rank the range
     std::array<int, 2> range { depth_, -depth_ };
@@ -1070,8 +1060,7 @@ HaloLayout HaloBuilder::buildImpl(
     const std::source_location& where
 ) const
 {
-    const int turn { static_cast<int>((*builds_)++ & 1U) };
-    HaloBuild build(owned, neighbourOwners, ownersGiven, private_, turn, where);
+    HaloBuild build(owned, neighbourOwners, ownersGiven, private_, where);
     build.numberOwnedCells();
     build.findFirstLayer();
     build.lookUpOwners();

@@ -2,6 +2,7 @@
 #include "fieldsync/partition/migration.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
@@ -16,8 +17,6 @@ namespace fieldsync::partition
 
 namespace
 {
-constexpr int cellsTag { 7601 };
-constexpr int rowsTag { 7602 };
 
 /** @brief The first bad entry of @p newOwners for @p owned, or "" when all are good. */
 std::string badOwners(const CellGraph& owned, std::span<const int> newOwners, int nRanks)
@@ -75,12 +74,19 @@ Migration::Migration(
     std::span<const int> newOwners,
     std::source_location where
 )
-    : env_(env.duplicate()), nOldOwned_(owned.nCells())
+    : env_(mpi::detail::privateEnvironment(env, where)), nOldOwned_(owned.nCells())
 {
     mpi::raiseIfAnyFailed(env_.comm(), badOwners(owned, newOwners, env_.sizeRank()), where);
     const std::vector<mpi::SparseMessage> outgoing { planSends(owned, newOwners) };
     receiveCells(
-        mpi::sparseExchange(env_.comm(), cellsTag, outgoing, "Migration: cells", where), where
+        mpi::sparseExchange(
+            env_.comm(),
+            mpi::detail::takeTags(env_.comm(), 1, where),
+            outgoing,
+            "Migration: cells",
+            where
+        ),
+        where
     );
 }
 
@@ -193,21 +199,20 @@ void Migration::moveRows(
     requests.reserve(sendRanks_.size() + receiveRanks_.size());
     std::vector<std::vector<std::byte>> received(receiveRanks_.size());
     std::vector<std::vector<std::byte>> sent(sendRanks_.size());
-    postReceives(rowBytes, received, requests, where);
+    const int tag { mpi::detail::takeTags(env_.comm(), 1, where) };
+    postReceives(tag, rowBytes, received, requests, where);
     const std::size_t receives { requests.size() };
-    postSends(oldRows, rowBytes, sent, received, requests, where);
+    postSends(tag, oldRows, rowBytes, sent, received, requests, where);
+    std::vector<MPI_Status> statuses(requests.size());
     try
     {
         mpi::waitWithTimeout(
-            [&requests, &where]
+            [&requests, &statuses, &where]
             {
                 int done { 0 };
                 FIELDSYNC_MPI_AT(
                     MPI_Testall(
-                        static_cast<int>(requests.size()),
-                        requests.data(),
-                        &done,
-                        MPI_STATUSES_IGNORE
+                        static_cast<int>(requests.size()), requests.data(), &done, statuses.data()
                     ),
                     where
                 );
@@ -226,8 +231,14 @@ void Migration::moveRows(
         throw;
     }
     // each arrived row to its place in the new (ascending id) numbering
-    for (std::size_t p { 0 }; p < receiveRanks_.size(); ++p)
+    for (std::size_t p { 0 }, i { 0 }; p < receiveRanks_.size(); ++p)
     {
+        if (receiveRanks_[p] != env_.rank())
+        {
+            mpi::detail::checkReceived(
+                statuses[i++], MPI_BYTE, received[p].size(), "Migration::moveRows", where
+            );
+        }
         for (std::size_t k { receiveOffsets_[p] }; k < receiveOffsets_[p + 1]; ++k)
         {
             const std::byte* row { received[p].data() + (k - receiveOffsets_[p]) * rowBytes };
@@ -237,6 +248,7 @@ void Migration::moveRows(
 }
 
 void Migration::postReceives(
+    int tag,
     std::size_t rowBytes,
     std::vector<std::vector<std::byte>>& received,
     std::vector<MPI_Request>& requests,
@@ -261,7 +273,7 @@ void Migration::postReceives(
                     static_cast<int>(bytes),
                     MPI_BYTE,
                     receiveRanks_[p],
-                    rowsTag,
+                    tag,
                     env_.comm(),
                     &requests.emplace_back()
                 ),
@@ -299,6 +311,7 @@ void Migration::keepInFlight(
 }
 
 void Migration::postSends(
+    int tag,
     std::span<const std::byte> oldRows,
     std::size_t rowBytes,
     std::vector<std::vector<std::byte>>& sent,
@@ -326,7 +339,7 @@ void Migration::postSends(
                 static_cast<int>(sent[p].size()),
                 MPI_BYTE,
                 sendRanks_[p],
-                rowsTag,
+                tag,
                 env_.comm(),
                 &requests.emplace_back()
             ),

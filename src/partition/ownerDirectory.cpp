@@ -3,7 +3,8 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
-#include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/mpi/answeredExchange.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 
 #include <algorithm>
 #include <map>
@@ -14,10 +15,6 @@ namespace fieldsync::partition
 
 namespace
 {
-constexpr int registerTag { 7001 };
-constexpr int queryTag { 7002 };
-constexpr int replyTag { 7003 };
-
 /** @brief Groups @p ids by home rank: one message per home, ids in input order. */
 template<typename HomeFn>
 std::vector<mpi::SparseMessage> byHome(std::span<const GlobalIndex> ids, HomeFn homeOf)
@@ -40,7 +37,7 @@ std::vector<mpi::SparseMessage> byHome(std::span<const GlobalIndex> ids, HomeFn 
 OwnerDirectory::OwnerDirectory(
     MPI_Comm comm, std::span<const GlobalIndex> ownedIds, std::source_location where
 )
-    : comm_(comm)
+    : comm_(mpi::detail::privateComm(comm, where))
 {
     int size { 0 };
     FIELDSYNC_MPI_AT(MPI_Comm_rank(comm_, &rank_), where);
@@ -57,34 +54,47 @@ OwnerDirectory::OwnerDirectory(
     const GlobalIndex count { std::clamp<GlobalIndex>(idBound_ - first, 0, blockSize_) };
     entries_.assign(static_cast<std::size_t>(count), -1);
 
-    const auto incoming = mpi::sparseExchange(
+    // each home answers 1 to a registration that claims a cell already claimed; the answers
+    // reach the claimants before the agreement, so every rank learns that one did
+    std::string error;
+    const mpi::AnsweredExchange registered { mpi::answeredExchange(
         comm_,
-        registerTag,
         byHome(ownedIds, [this](GlobalIndex id) { return home(id); }),
+        1,
+        [&](const mpi::SparseMessage& message, std::span<std::int64_t> answer)
+        {
+            for (const std::int64_t id : message.data)
+            {
+                int& owner = entries_[static_cast<std::size_t>(id - first)];
+                if (owner != -1)
+                {
+                    answer[0] = 1;
+                    error = error.empty() ? "OwnerDirectory: cell " + std::to_string(id) +
+                                                " is owned by both rank " + std::to_string(owner) +
+                                                " and rank " + std::to_string(message.rank)
+                                          : error;
+                }
+                owner = message.rank;
+            }
+        },
+        [](std::span<const std::int64_t> answers)
+        {
+            const bool claimed { std::find(answers.begin(), answers.end(), 1) != answers.end() };
+            return mpi::AgreementBid { claimed ? 1U : 0U, 0, 0 };
+        },
+        mpi::WaitPolicy::fromEnvironment(),
         "OwnerDirectory register",
         where
-    );
-    std::string error;
-    for (const mpi::SparseMessage& message : incoming)
+    ) };
+    if (registered.agreed[0] != 0)
     {
-        for (const std::int64_t id : message.data)
-        {
-            int& owner = entries_[static_cast<std::size_t>(id - first)];
-            if (owner != -1 && error.empty())
-            {
-                error = "OwnerDirectory: cell " + std::to_string(id) + " is owned by both rank " +
-                        std::to_string(owner) + " and rank " + std::to_string(message.rank);
-            }
-            owner = message.rank;
-        }
+        mpi::raiseIfAnyFailed(comm_, error, where);
     }
-    mpi::raiseIfAnyFailed(comm_, error, where);
 }
 
 std::vector<int>
 OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location where) const
 {
-    std::vector<int> result(ids.size(), -1);
     // ids outside [0, N) have no owner and need no question
     std::vector<GlobalIndex> asked;
     asked.reserve(ids.size());
@@ -95,77 +105,38 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
             asked.push_back(id);
         }
     }
-    const auto questions = byHome(asked, [this](GlobalIndex id) { return home(id); });
-    const auto incoming =
-        mpi::sparseExchange(comm_, queryTag, questions, "OwnerDirectory query", where);
-
-    const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
-    std::vector<std::vector<std::int64_t>> answers(incoming.size());
-    std::vector<MPI_Request> requests;
-    for (std::size_t m { 0 }; m < incoming.size(); ++m)
-    {
-        answers[m].reserve(incoming[m].data.size());
-        for (const std::int64_t id : incoming[m].data)
-        {
-            answers[m].push_back(entries_[static_cast<std::size_t>(id - first)]);
-        }
-        if (incoming[m].rank == rank_)
-        {
-            continue;
-        }
-        MPI_Request request { MPI_REQUEST_NULL };
-        FIELDSYNC_MPI_AT(
-            MPI_Isend(
-                answers[m].data(),
-                static_cast<int>(answers[m].size()),
-                MPI_INT64_T,
-                incoming[m].rank,
-                replyTag,
-                comm_,
-                &request
-            ),
-            where
-        );
-        requests.push_back(request);
-    }
-    // the answers to my questions, one message per home rank asked, in question order
-    std::map<GlobalIndex, int> owner;
+    std::vector<mpi::SparseMessage> questions {
+        byHome(asked, [this](GlobalIndex id) { return home(id); })
+    };
+    std::vector<GlobalIndex> order; // the ids in the order of the answers
+    order.reserve(asked.size());
     for (const mpi::SparseMessage& question : questions)
     {
-        std::vector<std::int64_t> reply(question.data.size());
-        if (question.rank == rank_)
-        {
-            for (std::size_t m { 0 }; m < incoming.size(); ++m)
-            {
-                if (incoming[m].rank == rank_)
-                {
-                    reply = answers[m];
-                }
-            }
-        }
-        else
-        {
-            FIELDSYNC_MPI_AT(
-                MPI_Recv(
-                    reply.data(),
-                    static_cast<int>(reply.size()),
-                    MPI_INT64_T,
-                    question.rank,
-                    replyTag,
-                    comm_,
-                    MPI_STATUS_IGNORE
-                ),
-                where
-            );
-        }
-        for (std::size_t k { 0 }; k < question.data.size(); ++k)
-        {
-            owner[question.data[k]] = static_cast<int>(reply[k]);
-        }
+        order.insert(order.end(), question.data.begin(), question.data.end());
     }
-    FIELDSYNC_MPI_AT(
-        MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), where
-    );
+    const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
+    const mpi::AnsweredExchange answered { mpi::answeredExchange(
+        comm_,
+        std::move(questions),
+        0,
+        [&](const mpi::SparseMessage& question, std::span<std::int64_t> answer)
+        {
+            for (std::size_t k { 0 }; k < question.data.size(); ++k)
+            {
+                answer[k] = entries_[static_cast<std::size_t>(question.data[k] - first)];
+            }
+        },
+        [](std::span<const std::int64_t>) { return mpi::AgreementBid {}; },
+        mpi::WaitPolicy::fromEnvironment(),
+        "OwnerDirectory query",
+        where
+    ) };
+    std::map<GlobalIndex, int> owner;
+    for (std::size_t k { 0 }; k < order.size(); ++k)
+    {
+        owner[order[k]] = static_cast<int>(answered.answers[k]);
+    }
+    std::vector<int> result(ids.size(), -1);
     for (std::size_t k { 0 }; k < ids.size(); ++k)
     {
         const auto it = owner.find(ids[k]);

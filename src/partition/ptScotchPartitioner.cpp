@@ -108,9 +108,15 @@ std::vector<int> PtScotchPartitioner::partition(
     {
         return std::vector<int>(owned.nCells(), 0);
     }
+    // PT-Scotch sends with tags of its own on the communicator it is given (it does not
+    // duplicate it): a duplicate of the caller's for this call alone keeps them off the
+    // application's and the library's messages
+    MPI_Comm own { MPI_COMM_NULL };
+    FIELDSYNC_MPI_AT(MPI_Comm_dup(env.comm(), &own), where);
+    const mpi::MPIEnvironment engine { mpi::MPIEnvironment::adopt(own, where) };
     SCOTCH_Dgraph graph;
     FIELDSYNC_CHECK_AT(
-        SCOTCH_dgraphInit(&graph, env.comm()) == 0,
+        SCOTCH_dgraphInit(&graph, engine.comm()) == 0,
         "PtScotchPartitioner: SCOTCH_dgraphInit failed",
         where
     );

@@ -234,6 +234,7 @@ std::vector<int> Rebalancer::newOwners(
         env_.comm(), badInput(layout, weights, centroids, dimension, geometric), where
     );
     ZoltanInput input { &layout, weights, centroids, dimension, env_.rank() };
+    // Zoltan_Create duplicates the communicator: Zoltan's messages travel on a private one
     Zoltan_Struct* zz { Zoltan_Create(env_.comm()) };
     FIELDSYNC_CHECK_AT(zz != nullptr, "Rebalancer::newOwners: Zoltan_Create failed", where);
     setParameters(zz, options_);

@@ -91,7 +91,10 @@ long windowsOf(MPI_Comm comm)
     int* upper { nullptr };
     int flag { 0 };
     MPI_Comm_get_attr(comm, MPI_TAG_UB, &upper, &flag);
-    return (static_cast<long>(*upper) + 1) / 65536 - 1;
+    // the windows of 65536 tags from 65536 up to the upper half, which the named buffers keep
+    // (include/fieldsync/mpi/detail/tagWindow.hpp); none under 4 windows' worth of tags
+    const long bound { *upper };
+    return bound < 4 * 65536 ? 0 : (bound / 2 + 1) / 65536 - 1;
 }
 } // namespace
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "fieldsync/mpi/detail/privateComm.hpp"
+
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
@@ -23,8 +25,9 @@ namespace fieldsync::halo
  * 5. isComplete() tests, waitComplete() waits (never a hot spin, with the time-out of
  * mpi::WaitPolicy); 6. getReceiveBuffer<T>(rank) reads what came; 7. finaliseComm() releases.
  *
- * Messages use the environment's communicator as given, with the tag derived from the name
- * (FNV-1a modulo MPI_TAG_UB) unless setTag() chose one. A rank that is its own neighbour gets
+ * Messages travel on the library's private duplicate of the environment's communicator
+ * (collective over it the first time: MPIInit makes MPI_COMM_WORLD's), with the tag derived from
+ * the name (mpi::tagFromHash) unless setTag() chose one. A rank that is its own neighbour gets
  * a local copy, not an MPI message. Every misuse is a fieldsync::Error naming the buffer.
  *
  * Each received message must have the size the receive side expects: a shorter one, or a longer
@@ -63,7 +66,12 @@ public:
         std::vector<std::size_t> receiveSize,
         std::source_location where = std::source_location::current()
     )
-        : core_(mpi::spaceOps<MemSpace>(), env, std::move(sendSize), std::move(receiveSize)),
+        : core_(
+              mpi::spaceOps<MemSpace>(),
+              mpi::detail::privateEnvironment(env, where),
+              std::move(sendSize),
+              std::move(receiveSize)
+          ),
           live_(std::in_place, "fieldsync::halo::FullDuplexCommBuffer", "", where)
     {
     }
@@ -82,7 +90,7 @@ public:
     )
         : core_(
               mpi::spaceOps<MemSpace>(),
-              env,
+              mpi::detail::privateEnvironment(env, where),
               std::move(sendRanks),
               std::move(sendCounts),
               std::move(receiveRanks),

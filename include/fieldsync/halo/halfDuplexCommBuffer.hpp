@@ -5,6 +5,7 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/tag.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
@@ -40,8 +41,10 @@ namespace fieldsync::halo
  *
  * Used alone (NeoN's way: one buffer send()s, another receive()s), every slot travels as an MPI
  * message, this rank's own slot included, so a rank's message to itself arrives like any other.
- * The tag is derived from the initComm name (FNV-1a modulo the communicator's MPI_TAG_UB, as
- * FullDuplexCommBuffer does), on the environment's communicator as given.
+ * The messages travel on the library's private duplicate of the environment's communicator
+ * (collective over it the first time: MPIInit makes MPI_COMM_WORLD's), with a tag derived from
+ * the initComm name (mpi::tagFromHash, as FullDuplexCommBuffer does), so the application's own
+ * messages on its communicator never meet them.
  *
  * Everything but the typed access is compiled once in CommBufferCore.
  */
@@ -71,7 +74,11 @@ public:
         std::vector<std::size_t> rankCommSize,
         std::source_location where = std::source_location::current()
     )
-        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(rankCommSize)),
+        : CommBufferCore(
+              mpi::spaceOps<MemSpace>(),
+              mpi::detail::privateEnvironment(env, where),
+              std::move(rankCommSize)
+          ),
           live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
         setSelfMessage(true);
@@ -87,7 +94,12 @@ public:
         std::vector<std::size_t> counts,
         std::source_location where = std::source_location::current()
     )
-        : CommBufferCore(mpi::spaceOps<MemSpace>(), env, std::move(ranks), std::move(counts)),
+        : CommBufferCore(
+              mpi::spaceOps<MemSpace>(),
+              mpi::detail::privateEnvironment(env, where),
+              std::move(ranks),
+              std::move(counts)
+          ),
           live_(std::in_place, "fieldsync::halo::HalfDuplexCommBuffer", "", where)
     {
         setSelfMessage(true);
@@ -122,7 +134,7 @@ public:
         MPIEnvironment env, std::source_location where = std::source_location::current()
     )
     {
-        setEnvironment(std::move(env), where);
+        setEnvironment(mpi::detail::privateEnvironment(env, where), where);
         if (!live_)
         {
             live_.emplace("fieldsync::halo::HalfDuplexCommBuffer", "", where);

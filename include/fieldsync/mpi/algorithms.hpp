@@ -8,6 +8,11 @@
 // Costs are given in the alpha-beta-gamma model: p ranks, n the bytes of the whole vector
 // (reductions, broadcast) or of all p blocks (gathers, scatters), alpha the latency of one
 // message, beta the time per byte sent, gamma the time per byte reduced.
+//
+// Their messages travel on the library's private duplicate of the caller's communicator, each
+// call with a tag of its own from the library's one tag allocator (mpi/detail/privateComm.hpp),
+// so the application's messages on that communicator never meet them; every received message
+// is checked for the size its round expects.
 #pragma once
 
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
@@ -25,17 +30,6 @@ class ScheduleState;
 
 /** @brief The element type of the type-erased algorithms (datatype, multiplicity, bytes). */
 using TypeDesc = detail::TypeDesc;
-
-/**
- * @brief The first tag of the range fieldsync's algorithms reserve on the caller's communicator
- * (tags reservedTagFirst .. reservedTagFirst + reservedTagCount - 1). Successive algorithm calls
- * on one communicator take successive tags of the range, so up to reservedTagCount of them may be
- * in flight at once; application messages must not use these tags on that communicator.
- */
-inline constexpr int reservedTagFirst { 32000 };
-
-/** @brief How many tags the algorithms reserve (see reservedTagFirst). */
-inline constexpr int reservedTagCount { 767 };
 
 /**
  * @brief One started algorithm: rounds of point-to-point messages, each followed by local

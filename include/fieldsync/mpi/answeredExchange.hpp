@@ -24,9 +24,8 @@ using AgreementBid = std::array<std::uint64_t, 3>;
 struct AnsweredExchange
 {
     std::vector<SparseMessage> questions; /**< the questions this rank answered, by asker */
-    std::vector<std::int64_t>
-        answers;            /**< the answers to its own, in their order (answerWidth values each) */
-    AgreementBid agreed {}; /**< the element-wise maximum of every rank's bid */
+    std::vector<std::int64_t> answers;    /**< the answers to its own, in their order, flat */
+    AgreementBid agreed {};               /**< the element-wise maximum of every rank's bid */
 };
 
 /**
@@ -47,21 +46,20 @@ struct AnsweredExchange
  * the one agreement.
  *
  * The loop waits through mpi::waitWithTimeout under @p policy: past its time-out it warns, or
- * throws a fieldsync::Error naming the call site, @p what, @p tag and what this rank still waits
+ * throws a fieldsync::Error naming the call site, @p what, its tag and what this rank still waits
  * for (the answers of which ranks, or which round of the agreement). An exchange that ended in
  * that error cannot be resumed: its receives are cancelled, so nothing that arrives later is
  * written anywhere, and its buffers (the questions included) are kept to the end of the process
  * for its sends still in flight; use @p comm for nothing else afterwards.
  *
- * Tags: questions travel on @p tag, answers on @p tag + 1, the agreement on @p tag + 2. A rank
- * may leave while another still listens for questions, so two consecutive calls on one
- * communicator must use different tags (alternating two triples is enough: no rank can be two
- * calls ahead of another).
+ * The messages travel on @p comm's private duplicate, with three tags of the library's tag
+ * allocator (mpi/detail/privateComm.hpp), so the application's own messages on @p comm, pending
+ * or not, never meet them; every answer and agreement round is checked for its size.
  *
- * @param comm the communicator (a private duplicate: the three tags must meet no other traffic)
- * @param tag the first of the three tags
+ * @param comm the communicator (collective over it)
  * @param questions at most one message per destination rank (taken: kept while in flight)
- * @param answerWidth the values of one answer (1 to 1024)
+ * @param answerWidth the values of one answer (1 to 1024), or 0: as many values as the question
+ * has (one answer value per question value)
  * @param answer called once per question that reaches this rank (its own included), in arrival
  * order, with the asker's rank and payload; writes the answer (zeroed before). It must not
  * throw.
@@ -75,7 +73,6 @@ struct AnsweredExchange
  */
 [[nodiscard]] AnsweredExchange answeredExchange(
     MPI_Comm comm,
-    int tag,
     std::vector<SparseMessage> questions,
     std::size_t answerWidth,
     const std::function<void(const SparseMessage& question, std::span<std::int64_t> answer)>&

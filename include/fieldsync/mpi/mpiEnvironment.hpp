@@ -19,7 +19,8 @@ namespace fieldsync::mpi
  * communicators that split(), splitShared() and duplicate() create are owned jointly by every
  * copy of the returned environment and freed (MPI_Comm_free) when the last copy goes, unless
  * MPI has been finalised by then. Owned communicators have MPI_ERRORS_RETURN set, so MPI failures
- * on them become fieldsync::Error exceptions rather than aborts.
+ * on them become fieldsync::Error exceptions rather than aborts, and get the library's private
+ * duplicate (mpi/detail/privateComm.hpp) at once, while every rank is there.
  *
  * Copying is cheap (a shared pointer and two ints).
  */
@@ -90,6 +91,18 @@ public:
      */
     [[nodiscard]] static MPIEnvironment
     adopt(MPI_Comm comm, std::source_location where = std::source_location::current());
+
+    /**
+     * @brief This environment with @p sameRanks, a duplicate of comm() that lives as long as
+     * comm() does (the library's private duplicate, mpi::detail::privateEnvironment), in place
+     * of comm(); an owned comm() stays owned by the copies, so it outlives them all.
+     */
+    [[nodiscard]] MPIEnvironment over(MPI_Comm sameRanks) const noexcept
+    {
+        MPIEnvironment moved { *this };
+        moved.comm_ = sameRanks;
+        return moved;
+    }
 
     /** @brief Whether this environment owns (and will free) its communicator. */
     [[nodiscard]] bool ownsComm() const noexcept { return owner_ != nullptr; }

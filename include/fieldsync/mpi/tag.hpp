@@ -8,7 +8,11 @@
 namespace fieldsync::mpi
 {
 
-/** @brief The MPI tag for a 32-bit key hash on @p comm: hash modulo the real MPI_TAG_UB. */
+/**
+ * @brief The MPI tag of a buffer whose name hashes to @p hash, on @p comm, a private duplicate
+ * (mpi/detail/privateComm.hpp): the hash reduced into the range of its tags kept for named
+ * buffers (mpi/detail/tagWindow.hpp), which no other library message uses.
+ */
 [[nodiscard]] int tagFromHash(std::uint32_t hash, MPI_Comm comm);
 
 } // namespace fieldsync::mpi

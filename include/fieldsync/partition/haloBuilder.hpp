@@ -35,10 +35,10 @@ namespace fieldsync::partition
  * graph (a lists b but b does not list a, or lists it more times than b lists a), an owner out
  * of range, a cell listed twice.
  *
- * Collective over the environment's communicator; messages travel on a private duplicate,
- * which copies of the builder share. Consecutive builds over it alternate two sets of tags, so a
- * rank that starts the next build while another still listens in the last one is never heard
- * there.
+ * Collective over the environment's communicator; messages travel on the library's private
+ * duplicate of it (mpi/detail/privateComm.hpp), each step with tags of its own from the
+ * library's tag allocator, so a rank that starts the next build while another still listens in
+ * the last one is never heard there, and the application's messages never meet them.
  */
 class HaloBuilder
 {
@@ -55,8 +55,8 @@ public:
         std::source_location where = std::source_location::current()
     );
 
-    /** @brief A copy shares the private communicator and the count of builds (a move is a copy:
-     * a builder moved from stays usable). */
+    /** @brief A copy shares the private communicator (a move is a copy: a builder moved from
+     * stays usable). */
     HaloBuilder(const HaloBuilder&) = default;
     /** @brief Shares @p other's private communicator and count of builds. */
     HaloBuilder& operator=(const HaloBuilder&) = default;
@@ -90,11 +90,8 @@ private:
     ) const;
 
     mpi::MPIEnvironment env_;     /**< the user's ranks (maps are for its size) */
-    mpi::MPIEnvironment private_; /**< duplicate for the builder's messages */
+    mpi::MPIEnvironment private_; /**< the library's private duplicate of env_ (its messages) */
     int depth_;                   /**< halo layers */
-    /** builds over private_ so far, shared by the copies that share it (every rank counts the
-     * same: each build is collective) */
-    std::shared_ptr<std::uint64_t> builds_;
 };
 
 } // namespace fieldsync::partition

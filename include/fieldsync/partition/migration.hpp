@@ -122,6 +122,7 @@ private:
 
     /** @brief moveRows() step: a receive per other peer into @p received. */
     void postReceives(
+        int tag,
         std::size_t rowBytes,
         std::vector<std::vector<std::byte>>& received,
         std::vector<MPI_Request>& requests,
@@ -141,6 +142,7 @@ private:
 
     /** @brief moveRows() step: packs and sends; the rows that stay go to @p received. */
     void postSends(
+        int tag,
         std::span<const std::byte> oldRows,
         std::size_t rowBytes,
         std::vector<std::vector<std::byte>>& sent,
@@ -251,7 +253,7 @@ private:
         const std::source_location& where
     ) const;
 
-    mpi::MPIEnvironment env_;                    /**< private duplicate of the caller's ranks */
+    mpi::MPIEnvironment env_; /**< the library's private duplicate of the caller's communicator */
     std::size_t nOldOwned_ { 0 };                /**< owned cells before */
     std::size_t nSent_ { 0 };                    /**< cells that leave this rank */
     CellGraph cells_;                            /**< owned cells after, ascending id */

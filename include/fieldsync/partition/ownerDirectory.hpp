@@ -17,9 +17,13 @@ namespace fieldsync::partition
  *
  * The entry of g lives on its home rank g / ceil(N / P), where N is one more than the largest
  * global id and P the communicator size, so each rank keeps at most ceil(N / P) entries and
- * nothing per rank of the communicator. Registration and queries travel with the NBX sparse
- * exchange; replies go back point to point. For dense ids (0..N-1) the memory per rank is the
+ * nothing per rank of the communicator. For dense ids (0..N-1) the memory per rank is the
  * local share of the mesh.
+ *
+ * Registration and queries are answered exchanges (mpi::answeredExchange()): each rank sends
+ * each home rank its ids, the home answers each message, and one agreement closes the step. The
+ * messages travel on the library's private duplicate of the communicator, with tags of the
+ * library's allocator, so the application's own messages on it never meet them.
  */
 class OwnerDirectory
 {
@@ -56,7 +60,7 @@ private:
         return static_cast<int>(id / blockSize_);
     }
 
-    MPI_Comm comm_;               /**< communicator (the caller's; tags 7001..7003 are used) */
+    MPI_Comm comm_;               /**< the private duplicate of the caller's communicator */
     int rank_ { 0 };              /**< this rank */
     GlobalIndex idBound_ { 0 };   /**< N */
     GlobalIndex blockSize_ { 1 }; /**< ceil(N / P) */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-// Running a schedule: post a round, complete it, run its combines, post the next; and the tag
-// each algorithm call takes from the reserved range (include/fieldsync/mpi/algorithms.hpp).
+// Running a schedule: post a round, complete it, check what arrived, run its combines, post the
+// next. Its messages travel on the private duplicate of the caller's communicator, with one tag
+// of the library's allocator (mpi/detail/privateComm.hpp).
 #include "scheduleState.hpp"
 
 #include "../progress.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
@@ -17,52 +19,6 @@
 
 namespace fieldsync::mpi::algorithms
 {
-
-namespace
-{
-
-/** The attribute key of the per-communicator call counter, created once. */
-int counterKey()
-{
-    static const int key = []
-    {
-        int created { MPI_KEYVAL_INVALID };
-        const auto copyCounter = [](MPI_Comm, int, void*, void*, void*, int* flag)
-        {
-            *flag = 0; // a duplicate starts its own count
-            return MPI_SUCCESS;
-        };
-        const auto deleteCounter = [](MPI_Comm, int, void* value, void*)
-        {
-            delete static_cast<unsigned*>(value);
-            return MPI_SUCCESS;
-        };
-        FIELDSYNC_MPI(MPI_Comm_create_keyval(copyCounter, deleteCounter, &created, nullptr));
-        return created;
-    }();
-    return key;
-}
-
-/**
- * The tag of the next algorithm call on @p comm. Every rank calls the collectives of a
- * communicator in the same order, so every rank takes the same tag for the same call.
- */
-int nextTag(MPI_Comm comm, const std::source_location& where)
-{
-    void* value { nullptr };
-    int found { 0 };
-    FIELDSYNC_MPI_AT(MPI_Comm_get_attr(comm, counterKey(), &value, &found), where);
-    auto* counter = static_cast<unsigned*>(value);
-    if (found == 0)
-    {
-        counter = new unsigned { 0 };
-        FIELDSYNC_MPI_AT(MPI_Comm_set_attr(comm, counterKey(), counter), where);
-    }
-    const unsigned sequence = (*counter)++;
-    return reservedTagFirst + static_cast<int>(sequence % static_cast<unsigned>(reservedTagCount));
-}
-
-} // namespace
 
 ScratchBlock ScratchPool::take(std::size_t bytes)
 {
@@ -111,14 +67,15 @@ ScratchPool& scratchPool()
 }
 
 ScheduleState::ScheduleState(const Context& context, const TypeDesc& type, MPI_Op op)
-    : comm_(context.comm), type_(type), op_(op), where_(context.where),
-      name_(context.name ? context.name : "collective")
+    : type_(type), op_(op), where_(context.where), name_(context.name ? context.name : "collective")
 {
     FIELDSYNC_CHECK_AT(
-        comm_ != MPI_COMM_NULL,
+        context.comm != MPI_COMM_NULL,
         "fieldsync::mpi::algorithms: the communicator is MPI_COMM_NULL",
         where_
     );
+    comm_ = detail::privateComm(context.comm, where_);
+    tag_ = detail::takeTags(comm_, 1, where_);
     FIELDSYNC_MPI_AT(MPI_Comm_rank(comm_, &rank_), where_);
     FIELDSYNC_MPI_AT(MPI_Comm_size(comm_, &size_), where_);
     if (op_ != MPI_OP_NULL)
@@ -127,7 +84,6 @@ ScheduleState::ScheduleState(const Context& context, const TypeDesc& type, MPI_O
         FIELDSYNC_MPI_AT(MPI_Op_commutative(op_, &commute), where_);
         commutative_ = commute != 0;
     }
-    tag_ = nextTag(comm_, where_);
     // room for a typical schedule, so building one reallocates rarely
     rounds_.reserve(16);
     transfers_.reserve(16);
@@ -216,6 +172,20 @@ void ScheduleState::post()
     posted_ = true;
 }
 
+void ScheduleState::checkArrivals() const
+{
+    const std::size_t first = current_ == 0 ? 0 : rounds_[current_ - 1].transfersEnd;
+    for (std::size_t i = first; i < rounds_[current_].transfersEnd; ++i)
+    {
+        const Transfer& t = transfers_[i];
+        if (!t.isSend)
+        {
+            const std::size_t elements = t.values * static_cast<std::size_t>(type_.multiplicity);
+            detail::checkReceived(statuses_[i - first], type_.datatype, elements, name_, where_);
+        }
+    }
+}
+
 void ScheduleState::runCombines(std::size_t first, std::size_t end) const
 {
     for (std::size_t i = first; i < end; ++i)
@@ -241,11 +211,13 @@ bool ScheduleState::progress()
         }
         int done { 0 };
         const int n = static_cast<int>(requests_.size());
-        FIELDSYNC_MPI_AT(MPI_Testall(n, requests_.data(), &done, MPI_STATUSES_IGNORE), where_);
+        statuses_.resize(requests_.size());
+        FIELDSYNC_MPI_AT(MPI_Testall(n, requests_.data(), &done, statuses_.data()), where_);
         if (done == 0)
         {
             return false;
         }
+        checkArrivals();
         runCombines(
             current_ == 0 ? 0 : rounds_[current_ - 1].combinesEnd, rounds_[current_].combinesEnd
         );

@@ -139,8 +139,10 @@ public:
 private:
     Round& openRound();
     void runCombines(std::size_t first, std::size_t end) const;
+    /** @brief Checks each receive of the current round got the size it posted (Error if not). */
+    void checkArrivals() const;
 
-    MPI_Comm comm_;
+    MPI_Comm comm_ { MPI_COMM_NULL }; /**< the caller's communicator's private duplicate */
     TypeDesc type_;
     MPI_Op op_;
     std::source_location where_;
@@ -148,13 +150,14 @@ private:
     bool waitFailed_ { false };
     int rank_ { 0 };
     int size_ { 1 };
-    int tag_ { reservedTagFirst };
+    int tag_ { 0 }; /**< this call's tag on comm_ */
     bool commutative_ { true };
     std::vector<ScratchBlock> scratch_;
     std::vector<Round> rounds_;
     std::vector<Transfer> transfers_;
     std::vector<Combine> combines_;
     std::vector<MPI_Request> requests_;
+    std::vector<MPI_Status> statuses_; /**< the current round's, for checkArrivals */
     std::size_t current_ { 0 };
     bool posted_ { false };
 };

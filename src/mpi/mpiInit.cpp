@@ -236,7 +236,7 @@ MPIInit::MPIInit(
     // pending on world)
     prepareSetUpAgreement(MPI_COMM_WORLD, where);
     // the library's private duplicate of world, made while every rank is here
-    static_cast<void>(detail::privateComm(MPI_COMM_WORLD, where));
+    detail::makePrivateComm(MPI_COMM_WORLD, where);
     provided_ = fromMpi(providedMpi);
     if (static_cast<int>(provided_) < static_cast<int>(required))
     {

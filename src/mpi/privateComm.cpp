@@ -47,12 +47,21 @@ const Handle& cache(MPI_Comm comm, Handle handle, const std::source_location& wh
     return *kept;
 }
 
+void recordMade(const Handle& made, const std::source_location& where);
+
 /** @brief Completes @p made's MPI_Comm_idup through the one wait; then the duplicate is set up
  * and knows itself as its own private duplicate. A time-out leaves the idup in flight, and the
  * next call waits for it again. */
 void finishMaking(const Handle& made, const std::source_location& where)
 {
     finishDuplicate(made->making, made->comm, "fieldsync::mpi private duplicate", where);
+    recordMade(made, where);
+}
+
+/** @brief The tag bound of @p made's finished duplicate; the duplicate knows itself as its own
+ * private duplicate. */
+void recordMade(const Handle& made, const std::source_location& where)
+{
     int* upper { nullptr };
     int flag { 0 };
     FIELDSYNC_MPI_AT(MPI_Comm_get_attr(made->comm, MPI_TAG_UB, &upper, &flag), where);
@@ -111,6 +120,23 @@ const std::shared_ptr<PrivateComm>& privateCommOf(MPI_Comm comm, const std::sour
         finishMaking(handle, where);
     }
     return handle;
+}
+
+void makePrivateComm(MPI_Comm comm, const std::source_location& where)
+{
+    void* value { nullptr };
+    int found { 0 };
+    FIELDSYNC_MPI_AT(MPI_Comm_get_attr(comm, cacheKey(where), &value, &found), where);
+    if (found != 0)
+    {
+        return;
+    }
+    auto made = std::make_shared<PrivateComm>();
+    made->owned = comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF;
+    FIELDSYNC_MPI_AT(MPI_Comm_dup(comm, &made->comm), where);
+    FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(made->comm, MPI_ERRORS_RETURN), where);
+    recordMade(made, where);
+    static_cast<void>(cache(comm, std::move(made), where));
 }
 
 MPI_Comm privateComm(MPI_Comm comm, const std::source_location& where)

@@ -64,6 +64,14 @@ void finishDuplicate(
     MPI_Request& making, MPI_Comm made, std::string_view kind, const std::source_location& where
 );
 
+/**
+ * @brief Collective and blocking: makes @p comm's private duplicate now (MPI_Comm_dup), unless
+ * it exists, reading none of the wait's settings. For MPIInit, where every rank is present and
+ * a bad FIELDSYNC_WAIT_... value must be reported by the first wait that reads it, not abort
+ * the program's first line.
+ */
+void makePrivateComm(MPI_Comm comm, const std::source_location& where);
+
 /** @brief The communicator of privateCommOf(@p comm): where the library's messages travel. */
 [[nodiscard]] MPI_Comm privateComm(MPI_Comm comm, const std::source_location& where);
 

@@ -168,7 +168,12 @@ Kokkos::View<T*, DeviceSpace> toDevice(std::span<const T> indices)
  */
 template<bool ToBuffer, typename V, typename B, typename R, typename P>
 void runsByTeams(
-    const V& field, const B& buffer, const R& first, const P& at, std::size_t runs, std::size_t comps
+    const V& field,
+    const B& buffer,
+    const R& first,
+    const P& at,
+    std::size_t runs,
+    std::size_t comps
 )
 {
     using Policy = Kokkos::TeamPolicy<Exec>;
@@ -253,8 +258,7 @@ KernelRow measureKernels(
             else if (column == 1)
             {
                 t[1].push_back(timeBatch(
-                    iterations,
-                    [&] { fh::pack(field, packed, sendIdx, 0, cells, stride, 0); }
+                    iterations, [&] { fh::pack(field, packed, sendIdx, 0, cells, stride, 0); }
                 ));
             }
             else if (column == 2)
@@ -315,8 +319,7 @@ KernelRow measureKernels(
             {
                 t[4].push_back(timeBatch(
                     iterations,
-                    [&]
-                    {
+                    [&] {
                         runsByTeams<false>(
                             field, packed, receiveFirst, receiveAt, receiveRuns.runCount(), stride
                         );

@@ -3,7 +3,8 @@
 // run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
 // markStarted; finish = checkSameFields, wait, unpackReceives, release. The functions an
 // exchange's usual path calls, here and in the buffers and the back end, are [[gnu::hot]]: GCC
-// places them together, in a few pages instead of spread over the library (doc/notes/performance.md).
+// places them together, in a few pages instead of spread over the library
+// (doc/notes/performance.md).
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Set-up churn (doc/notes/reliability.md, "Set-up churn"): set-ups of every kind back to back over one
-// communicator, with nothing collective of the test's own between them, each checked against
+// Set-up churn (doc/notes/reliability.md, "Set-up churn"): set-ups of every kind back to back over
+// one communicator, with nothing collective of the test's own between them, each checked against
 // the whole graph. Every set-up exchange lets a rank leave while another still listens, so the
 // next set-up's messages must never be taken by the one before (HaloBuilder builds with owners
 // given once did exactly that on 3 and more ranks: wrong send maps).

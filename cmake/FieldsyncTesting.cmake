@@ -103,3 +103,18 @@ function(fieldsync_add_mpi_test_variant name variant)
             ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}")
     endforeach()
 endfunction()
+
+# fieldsync_add_compile_fail_test(<name> SOURCE <file> MESSAGE <regex>): <file> must NOT
+# compile, and the compiler must say why in one error: the test passes when the build output
+# matches MESSAGE and fails when the file compiles or the error cascades into others.
+function(fieldsync_add_compile_fail_test name)
+    cmake_parse_arguments(ARG "" "SOURCE;MESSAGE" "" ${ARGN})
+    add_library(${name}_compile_fail OBJECT EXCLUDE_FROM_ALL ${ARG_SOURCE})
+    target_link_libraries(${name}_compile_fail PRIVATE fieldsync::fieldsync)
+    add_test(NAME ${name}
+        COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${name}_compile_fail)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 120 RUN_SERIAL TRUE
+        PASS_REGULAR_EXPRESSION "${ARG_MESSAGE}"
+        FAIL_REGULAR_EXPRESSION
+        "Linking|Built target ${name}_compile_fail|is not a member of|no type named|no matching function|no match for call")
+endfunction()

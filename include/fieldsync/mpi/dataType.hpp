@@ -180,10 +180,14 @@ struct MpiTypeInfo
         {
             return ScalarTraits<std::remove_cv_t<T>>::datatype();
         }
-        else
+        else if constexpr (MpiAggregate<T>)
         {
             return ScalarTraits<
                 typename AggregateTraits<std::remove_cv_t<T>>::element_type>::datatype();
+        }
+        else
+        {
+            return MPI_DATATYPE_NULL; // not reached: requireMpiCompatible stopped the build
         }
     }
 
@@ -195,9 +199,13 @@ struct MpiTypeInfo
         {
             return 1;
         }
-        else
+        else if constexpr (MpiAggregate<T>)
         {
             return AggregateTraits<std::remove_cv_t<T>>::count;
+        }
+        else
+        {
+            return 0; // not reached: requireMpiCompatible stopped the build
         }
     }
 
@@ -209,10 +217,14 @@ struct MpiTypeInfo
         {
             return ScalarTraits<std::remove_cv_t<T>>::typeClass;
         }
-        else
+        else if constexpr (MpiAggregate<T>)
         {
             return ScalarTraits<
                 typename AggregateTraits<std::remove_cv_t<T>>::element_type>::typeClass;
+        }
+        else
+        {
+            return TypeClass {}; // not reached: requireMpiCompatible stopped the build
         }
     }
 };

@@ -20,6 +20,14 @@ namespace fieldsync::partition
 {
 
 /**
+ * @brief A field Migration::migrate() can move: a Kokkos::View of rank 1 or 2 (one row per
+ * cell) of trivially copyable values.
+ */
+template<typename View>
+concept MigratableField = Kokkos::is_view<View>::value &&(View::rank == 1 || View::rank == 2) &&
+                          std::is_trivially_copyable_v<typename View::non_const_value_type>;
+
+/**
  * @brief Moves owned cells to new owner ranks: the cells' graph rows first (at construction),
  * then the owned values of any number of fields (migrate()), as a load balancer needs after it
  * has chosen a new owner for each cell.
@@ -78,6 +86,36 @@ public:
     template<typename... Views>
     void migrate(CallerValue<std::size_t> newExtent, Views&... fields) const
     {
+        static_assert(
+            (MigratableField<Views> && ...),
+            "fieldsync::partition::Migration::migrate: each field must be a Kokkos::View of rank "
+            "1 or 2 (one row per cell) whose value type is trivially copyable (Rebalancer::"
+            "rebalance passes its fields here)"
+        );
+        if constexpr ((MigratableField<Views> && ...)) // no cascade after the message above
+        {
+            migrateFields(newExtent, fields...);
+        }
+    }
+
+    /**
+     * @brief Collective, the compiled engine under migrate(): rows of @p rowBytes bytes, one
+     * per old owned cell in @p oldRows, land in @p newRows (one per new owned cell, ascending
+     * id).
+     * @throws Error naming the call site when the sizes do not match the plan.
+     */
+    void moveRows(
+        std::span<const std::byte> oldRows,
+        std::size_t rowBytes,
+        std::span<std::byte> newRows,
+        std::source_location where = std::source_location::current()
+    ) const;
+
+private:
+    /** @brief migrate() once every field is known to be migratable. */
+    template<typename... Views>
+    void migrateFields(const CallerValue<std::size_t>& newExtent, Views&... fields) const
+    {
         const std::source_location& where { newExtent.where() };
         agreeOnRows(
             std::vector<std::size_t> { fields.extent(0)... },
@@ -97,20 +135,6 @@ public:
          ...);
     }
 
-    /**
-     * @brief Collective, the compiled engine under migrate(): rows of @p rowBytes bytes, one
-     * per old owned cell in @p oldRows, land in @p newRows (one per new owned cell, ascending
-     * id).
-     * @throws Error naming the call site when the sizes do not match the plan.
-     */
-    void moveRows(
-        std::span<const std::byte> oldRows,
-        std::size_t rowBytes,
-        std::span<std::byte> newRows,
-        std::source_location where = std::source_location::current()
-    ) const;
-
-private:
     /** @brief Step 1 of construction: the send plan and one message per new owner. */
     std::vector<mpi::SparseMessage>
     planSends(const CellGraph& owned, std::span<const int> newOwners);
@@ -155,8 +179,6 @@ private:
     template<typename View>
     static std::size_t bytesPerRow(const View& field)
     {
-        static_assert(View::rank == 1 || View::rank == 2, "Migration: views of rank 1 or 2");
-        static_assert(std::is_trivially_copyable_v<typename View::non_const_value_type>);
         const std::size_t components { View::rank == 2 ? field.extent(1) : 1 };
         return sizeof(typename View::non_const_value_type) * components;
     }

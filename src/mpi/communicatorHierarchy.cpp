@@ -55,6 +55,9 @@ CommunicatorHierarchy::Level CommunicatorHierarchy::makeLevel(
 )
 {
     Level level { std::move(name), full, inner, full.split(inner.rank(), full.rank(), where) };
+    // check mode: the agreements of later pushes on inner made while its every rank is here, so
+    // that a rank that skips one is named (not only "has not made its duplicate")
+    prepareSetUpAgreement(inner.comm(), where);
     // the smallest inner size and, negated, the largest, in one reduction over the full level
     std::array<int, 2> sizes { inner.sizeRank(), -inner.sizeRank() };
     mpi::allReduce(std::span<int>(sizes), ReduceOp::Min, full.comm(), {}, where);
@@ -74,14 +77,22 @@ void CommunicatorHierarchy::pushLevel(
     current_ = numLevels() - 1;
 }
 
+void CommunicatorHierarchy::agreeOnPush(SetUpCall call, const std::source_location& where) const
+{
+    const std::array<std::int64_t, 2> values { current_, static_cast<std::int64_t>(shape_) };
+    agreeOnSetUp(levels_[index(current_)].inner.comm(), call, where, values, "level, shape");
+}
+
 void CommunicatorHierarchy::pushCommunicator(std::string_view name, std::source_location where)
 {
+    agreeOnPush(SetUpCall::HierarchyPush, where);
     const MPIEnvironment inner = levels_[index(current_)].inner.split(name, where);
     pushLevel(std::string(name), inner, where);
 }
 
 void CommunicatorHierarchy::pushNodeCommunicator(std::source_location where)
 {
+    agreeOnPush(SetUpCall::HierarchyPushNode, where);
     const MPIEnvironment inner = levels_[index(current_)].inner.splitShared(where);
     pushLevel(processorName(where), inner, where);
 }

@@ -54,7 +54,9 @@ void recordMade(const Handle& made, const std::source_location& where);
  * next call waits for it again. */
 void finishMaking(const Handle& made, const std::source_location& where)
 {
-    finishDuplicate(made->making, made->comm, "fieldsync::mpi private duplicate", where);
+    finishDuplicate(
+        made->making, made->comm, "fieldsync::mpi private duplicate", "MPI_Comm_idup", where
+    );
     recordMade(made, where);
 }
 
@@ -72,7 +74,11 @@ void recordMade(const Handle& made, const std::source_location& where)
 } // namespace
 
 void finishDuplicate(
-    MPI_Request& making, MPI_Comm made, std::string_view kind, const std::source_location& where
+    MPI_Request& making,
+    MPI_Comm made,
+    std::string_view kind,
+    std::string_view name,
+    const std::source_location& where
 )
 {
     waitWithTimeout(
@@ -85,7 +91,7 @@ void finishDuplicate(
         [] { return std::string("every rank of the communicator to make its duplicate"); },
         WaitPolicy::fromEnvironment(),
         kind,
-        "MPI_Comm_idup",
+        name,
         where
     );
     FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN), where);

@@ -24,8 +24,10 @@ namespace fieldsync::mpi
 
 namespace
 {
-constexpr int arrivalTag { 1 }; /**< arrival notices on the private duplicate */
-constexpr int abandonTag { 2 }; /**< "I gave up agreement N" notices on the private duplicate */
+/** @brief Arrival notices on the channel's duplicate. */
+constexpr int arrivalTag { detail::reservedTag(detail::ReservedTag::SetUpArrival) };
+/** @brief "I gave up agreement N" notices on the channel's duplicate. */
+constexpr int abandonTag { detail::reservedTag(detail::ReservedTag::SetUpAbandon) };
 constexpr std::size_t siteWords { 16 };           /**< int64 words of the call site's text */
 constexpr std::size_t valueWords { 8 };           /**< the number of values, then up to 7 of them */
 constexpr std::size_t valuesAt { 1 + siteWords }; /**< first value word */
@@ -41,7 +43,11 @@ struct Joined
     MPI_Request request { MPI_REQUEST_NULL }; /**< the all-gather */
 };
 
-/** @brief The private duplicate of one communicator and this rank's count of agreements on it.
+/**
+ * @brief The duplicate of one communicator that its set-up agreements travel on, and this
+ * rank's count of agreements on it. Not the library's private duplicate: a rank that missed an
+ * agreement joins its all-gather at its next set-up agreement, and so its collectives there
+ * would come in another order than check mode's collective agreements on the private duplicate.
  */
 struct Channel
 {
@@ -91,8 +97,9 @@ Channel* findChannel(MPI_Comm comm, const std::source_location& where)
 }
 
 /** @brief @p comm's channel, its duplicate made with MPI_Comm_idup through the one wait the first
- * time (a time-out leaves the idup in flight, and a later call waits for it again). */
-Channel& channelOf(MPI_Comm comm, const std::source_location& where)
+ * time, named after @p call (a time-out leaves the idup in flight, and a later call waits for
+ * it again). */
+Channel& channelOf(MPI_Comm comm, SetUpCall call, const std::source_location& where)
 {
     Channel* channel = findChannel(comm, where);
     if (channel == nullptr)
@@ -104,7 +111,7 @@ Channel& channelOf(MPI_Comm comm, const std::source_location& where)
     if (channel->making != MPI_REQUEST_NULL)
     {
         detail::finishDuplicate(
-            channel->making, channel->comm, "fieldsync::mpi set-up check", where
+            channel->making, channel->comm, "fieldsync::mpi set-up check", toString(call), where
         );
     }
     return *channel;
@@ -336,6 +343,12 @@ const char* toString(SetUpCall call) noexcept
         return "GhostList constructor";
     case SetUpCall::StructuredBlock:
         return "StructuredBlock constructor";
+    case SetUpCall::HierarchyPush:
+        return "CommunicatorHierarchy::pushCommunicator";
+    case SetUpCall::HierarchyPushNode:
+        return "CommunicatorHierarchy::pushNodeCommunicator";
+    case SetUpCall::HierarchyAllReduce:
+        return "CommunicatorHierarchy::allReduce";
     }
     return "an unknown set-up call";
 }
@@ -366,7 +379,7 @@ void agreeOnSetUp(
     {
         return;
     }
-    Channel& channel = channelOf(comm, where);
+    Channel& channel = channelOf(comm, call, where);
     static_cast<void>(readAbandoned(channel, channel.posted, where));
     const std::int64_t serial { ++channel.posted };
     const Record mine = recordOf(call, where, values);

@@ -13,6 +13,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/structuredBlock.hpp"
 #include "fieldsync/mpi/cartesianTopology.hpp"
+#include "fieldsync/mpi/communicatorHierarchy.hpp"
 #include "fieldsync/mpi/graphTopology.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
@@ -251,4 +252,46 @@ TEST_CASE("set-up calls that agree build as before", "[setup]")
     const fm::CartesianTopology grid(env, { env.sizeRank() });
     CHECK(grid.environment().sizeRank() == env.sizeRank());
     CHECK(wrongGhostsAfterExchange(copy) == 0);
+}
+
+TEST_CASE("a rank that skips CommunicatorHierarchy::pushCommunicator is named", "[setup]")
+{
+    // Before: the wait named the library's MPI_Comm_idup, not the call, and no rank.
+    const fm::MPIEnvironment env;
+    fm::CommunicatorHierarchy hierarchy(env);
+    skippedByLastRank(
+        [&] { hierarchy.pushCommunicator("all"); }, "CommunicatorHierarchy::pushCommunicator"
+    );
+}
+
+TEST_CASE("ranks that pass different counts to a hierarchy allReduce get an Error", "[setup]")
+{
+    // Truth: the counts each rank passes here. Before, the Error named a step (reduce,
+    // reduceScatter, broadcast) on some ranks, and the others timed out inside another step.
+    const fm::MPIEnvironment env;
+    fm::CommunicatorHierarchy hierarchy(env);
+    hierarchy.pushCommunicator(env.rank() % 2 == 0 ? "even" : "odd");
+    for (const fm::Algorithm algorithm : { fm::Algorithm::Tree3Step, fm::Algorithm::NodeAware })
+    {
+        std::vector<double> values(env.rank() == 0 ? 3 : 4, 1.0);
+        int line { 0 };
+        const auto what = ft::errorText(
+            [&]
+            {
+                line = __LINE__ + 1;
+                hierarchy.allReduce(values, fm::ReduceOp::Sum, algorithm);
+            }
+        );
+        REQUIRE(what.has_value());
+        INFO(*what);
+        CHECK(what->find("CommunicatorHierarchy::allReduce") != std::string::npos);
+        CHECK(what->find("ranks passed different count") != std::string::npos);
+        CHECK(what->find("rank 0 passed (3, 8, ") != std::string::npos);
+        CHECK(what->find("rank 1 passed (4, 8, ") != std::string::npos);
+        CHECK(what->find("setUpAgreement.cpp:" + std::to_string(line)) != std::string::npos);
+    }
+    std::vector<double> agreed(4, 1.0 + env.rank());
+    hierarchy.allReduce(agreed, fm::ReduceOp::Sum, fm::Algorithm::NodeAware);
+    const double sum { env.sizeRank() * (env.sizeRank() + 1) / 2.0 }; // 1 + 2 + ... + P
+    CHECK(agreed == std::vector<double>(4, sum));
 }

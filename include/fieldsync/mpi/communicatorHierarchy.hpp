@@ -6,7 +6,10 @@
 #include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/reductions.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 
+#include <array>
+#include <cstdint>
 #include <source_location>
 #include <span>
 #include <string>
@@ -220,6 +223,12 @@ private:
         const std::source_location& where
     );
 
+    /**
+     * @brief Check mode: every rank of the current inner communicator agrees that it pushes a
+     * level (@p call), from the same level with the same shape (agreeOnSetUp).
+     */
+    void agreeOnPush(SetUpCall call, const std::source_location& where) const;
+
     /** @brief Pushes the level of the current inner communicator split into @p inner. */
     void
     pushLevel(std::string name, const MPIEnvironment& inner, const std::source_location& where);
@@ -250,10 +259,26 @@ void CommunicatorHierarchy::allReduce(
 ) const
 {
     const Level& level = levelFor(options.algorithm, where);
+    using T = detail::ElementOf<B>;
+    // check mode: the whole call agreed over the level, not only its steps over the level's parts
+    const std::array<std::int64_t, 6> signature {
+        static_cast<std::int64_t>(data.size()),
+        static_cast<std::int64_t>(sizeof(T)),
+        static_cast<std::int64_t>(MpiTypeInfo<T>::typeClass()),
+        static_cast<std::int64_t>(op),
+        static_cast<std::int64_t>(options.algorithm),
+        current_
+    };
+    agreeOnSetUp(
+        level.full.comm(),
+        SetUpCall::HierarchyAllReduce,
+        where,
+        signature,
+        "count, element bytes, element class, op, algorithm, level"
+    );
     CallOptions<E> native = options;
     native.algorithm = Algorithm::Native;
     using Buffer = std::remove_cvref_t<B>;
-    using T = detail::ElementOf<B>;
     switch (options.algorithm)
     {
     case Algorithm::Cartesian2Step:

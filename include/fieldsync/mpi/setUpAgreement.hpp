@@ -26,7 +26,11 @@ enum class SetUpCall : std::int64_t
     HaloBuilder,       /**< the HaloBuilder constructor (MPI_Comm_dup) */
     Hierarchy,         /**< the CommunicatorHierarchy constructor (MPI_Comm_dup) */
     GhostList,         /**< the GhostList constructor (MPI_Comm_dup of its cached duplicate) */
-    StructuredBlock    /**< the StructuredBlock constructor (no MPI step: agreed in check mode) */
+    StructuredBlock,   /**< the StructuredBlock constructor (no MPI step: agreed in check mode) */
+    HierarchyPush,     /**< CommunicatorHierarchy::pushCommunicator (MPI_Comm_split) */
+    HierarchyPushNode, /**< CommunicatorHierarchy::pushNodeCommunicator (MPI_Comm_split_type) */
+    HierarchyAllReduce /**< CommunicatorHierarchy::allReduce: its steps run on the level's parts,
+                          so check mode agrees on the whole call over the level first */
 };
 
 /** @brief The public name of @p call ("halo::Communicator constructor"). */

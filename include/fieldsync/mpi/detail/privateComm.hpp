@@ -56,12 +56,16 @@ struct PrivateComm
 privateCommOf(MPI_Comm comm, const std::source_location& where);
 
 /**
- * @brief Completes the MPI_Comm_idup @p making of @p made through the one wait (named @p kind
- * in its report), then sets MPI_ERRORS_RETURN on @p made. A time-out leaves the idup in
- * flight; call again to wait for it again.
+ * @brief Completes the MPI_Comm_idup @p making of @p made through the one wait (its report
+ * names @p kind and the call @p name that needs the duplicate), then sets MPI_ERRORS_RETURN on
+ * @p made. A time-out leaves the idup in flight; call again to wait for it again.
  */
 void finishDuplicate(
-    MPI_Request& making, MPI_Comm made, std::string_view kind, const std::source_location& where
+    MPI_Request& making,
+    MPI_Comm made,
+    std::string_view kind,
+    std::string_view name,
+    const std::source_location& where
 );
 
 /**

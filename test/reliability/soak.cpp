@@ -13,10 +13,10 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync_test/countingAllocator.hpp"
+#include "fieldsync_test/resident.hpp"
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 namespace
@@ -46,20 +46,6 @@ int nonNull(const MPI_Request* requests, int count)
     return n;
 }
 
-/** @brief VmRSS of this process in KiB (/proc/self/status). */
-long residentKiB()
-{
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-    {
-        if (line.rfind("VmRSS:", 0) == 0)
-        {
-            return std::stol(line.substr(6));
-        }
-    }
-    return -1;
-}
 } // namespace
 
 // The profiling-interface definitions (the MPI standard's signatures).
@@ -251,7 +237,7 @@ TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests s
     {
         round(step);
     }
-    rssAfterWarmUp = residentKiB();
+    rssAfterWarmUp = fieldsync::test::residentKiB();
     requestsAfterWarmUp = liveRequests(); // set-up requests (the duplicate) count from here on
     requestsMax = requestsAfterWarmUp;
     inFlightMax = requestsAfterWarmUp;
@@ -270,9 +256,9 @@ TEST_CASE("Soak: 100,000 exchanges of three keys; memory and live MPI requests s
         );
     };
     allocations = runSteps(warmUp, middle);
-    const long rssMiddle = residentKiB();
+    const long rssMiddle = fieldsync::test::residentKiB();
     allocations += runSteps(middle, rounds);
-    const long rssEnd = residentKiB();
+    const long rssEnd = fieldsync::test::residentKiB();
     const long requestsEnd = liveRequests();
     std::printf(
         "rank %d: %d exchanges; MPI requests made %ld; live requests after warm-up: at the end "

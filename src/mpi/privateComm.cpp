@@ -13,10 +13,15 @@ namespace
 {
 using Handle = std::shared_ptr<PrivateComm>;
 
-/** @brief Drops the attribute's reference when the communicator it belongs to is freed. */
+/** @brief Drops the attribute's reference when the communicator it belongs to is freed (a
+ * duplicate's record of itself is its PrivateComm's own member: nothing to drop). */
 int dropCached(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/)
 {
-    delete static_cast<Handle*>(value);
+    auto* handle = static_cast<Handle*>(value);
+    if (handle != &(*handle)->self)
+    {
+        delete handle;
+    }
     return MPI_SUCCESS;
 }
 
@@ -68,8 +73,10 @@ void recordMade(const Handle& made, const std::source_location& where)
     int flag { 0 };
     FIELDSYNC_MPI_AT(MPI_Comm_get_attr(made->comm, MPI_TAG_UB, &upper, &flag), where);
     made->tagUpperBound = flag != 0 && upper != nullptr ? *upper : TagWindow::leastUpperBound;
-    // not owning (the duplicate is freed by the PrivateComm, never the other way round)
-    cache(made->comm, Handle(Handle {}, made.get()), where);
+    // not owning (the duplicate is freed by the PrivateComm, never the other way round), and
+    // kept in the PrivateComm, so nothing is left when a duplicate is never freed (world's)
+    made->self = Handle(Handle {}, made.get());
+    FIELDSYNC_MPI_AT(MPI_Comm_set_attr(made->comm, cacheKey(where), &made->self), where);
 }
 } // namespace
 

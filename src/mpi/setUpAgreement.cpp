@@ -62,10 +62,14 @@ struct Channel
 int freeChannel(MPI_Comm comm, int /*keyval*/, void* value, void* /*extra*/)
 {
     auto* channel = static_cast<Channel*>(value);
-    const bool predefined { comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF };
-    if (predefined || channel->making != MPI_REQUEST_NULL || !channel->joined.empty())
+    if (channel->making != MPI_REQUEST_NULL || !channel->joined.empty())
     {
-        static_cast<void>(channel); // in flight or predefined: left to MPI_Finalize
+        static_cast<void>(channel); // in flight: MPI may still write to it, left to MPI_Finalize
+        return MPI_SUCCESS;
+    }
+    if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF)
+    {
+        delete channel; // inside MPI_Finalize: the duplicate ends with MPI
         return MPI_SUCCESS;
     }
     const int code { MPI_Comm_free(&channel->comm) };

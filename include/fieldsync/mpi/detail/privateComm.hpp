@@ -35,6 +35,9 @@ struct PrivateComm
     int tagUpperBound { 0 };           /**< MPI_TAG_UB of comm */
     std::uint32_t nextSequenced { 0 }; /**< the next tag takeTags hands out */
     std::uint64_t nextWindow { 1 };    /**< the Communicator window this rank bids next */
+    /** @brief Not owning: what the duplicate's own attribute points to (it is its own private
+     * duplicate). */
+    std::shared_ptr<PrivateComm> self;
 
     PrivateComm() = default;
     PrivateComm(const PrivateComm&) = delete;

@@ -797,13 +797,16 @@ double rebalance(
 
 /**
  * @brief The steps a rebalance's gain is predicted over: options.load.horizon, or by default
- * those in which the disc moves by its radius (from x = 0.1 to 0.9 over the run).
+ * those in which the disc moves by its radius (from x = 0.1 to 0.9 over the run); never more
+ * than the @p remaining steps of the run (a gain after its end is none).
  */
-int horizonSteps(const HeatOptions& options)
+int horizonSteps(const HeatOptions& options, int remaining)
 {
     const LoadOptions& load { options.load };
-    return load.horizon > 0 ? load.horizon
-                            : std::max(1, static_cast<int>(options.steps * load.radius / 0.8));
+    const int horizon { load.horizon > 0
+                            ? load.horizon
+                            : std::max(1, static_cast<int>(options.steps * load.radius / 0.8)) };
+    return std::min(horizon, remaining);
 }
 
 /** @brief Prints (rank 0, verbose) one interval's imbalance and the decision, if one was made. */
@@ -885,10 +888,11 @@ HeatStats runIntervals(
             model.add(env, s.work, static_cast<double>(owned) * part.steps, subSteps * part.steps);
         }
         trigger.addInterval(s.work, part.steps);
-        const bool more { first + part.steps <= options.steps };
+        const int remaining { options.steps - (first + part.steps - 1) };
         const std::optional<partition::RebalanceDecision> decision {
-            load.rebalance && more ? std::optional { trigger.decide(horizonSteps(options)) }
-                                   : std::nullopt
+            load.rebalance && remaining > 0
+                ? std::optional { trigger.decide(horizonSteps(options, remaining)) }
+                : std::nullopt
         };
         if (intervals)
         {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Draws the compute imbalance per interval of a fieldsync-heat run with a moving load (its
-# printed output, with --rebalance-threshold) as a PNG with gnuplot, one marker per rebalance.
+# printed output, with --load-extra or --rebalance) as a PNG with gnuplot, one marker per rebalance.
 #   tools/plot-imbalance.sh OUTPUT.txt PLOT.png [TITLE]
 # Several runs: pass "label=file" pairs separated by commas as OUTPUT.txt, e.g.
 #   tools/plot-imbalance.sh "no rebalancing=a.txt,rebalancing=b.txt" plot.png

@@ -9,6 +9,7 @@
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 #include "fieldsync/partition/partition.hpp"
+#include "fieldsync/partition/rebalanceTrigger.hpp"
 #if FIELDSYNC_HAVE_METIS
 #include "fieldsync/partition/metisPartitioner.hpp"
 #endif
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <numeric>
+#include <optional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,6 +45,22 @@ double seconds(Clock::time_point since)
 {
     return std::chrono::duration<double>(Clock::now() - since).count();
 }
+
+/** @brief A wall and a thread CPU time stamp of the compute (the work, workOnThisThread). */
+struct ComputeStamp
+{
+    Clock::time_point wall { Clock::now() };                        /**< wall clock */
+    double cpu { partition::RebalanceTrigger::threadCpuSeconds() }; /**< thread CPU */
+
+    /** @brief Adds the time since the stamp to @p stats (compute and work). */
+    void addTo(HeatStats& stats) const
+    {
+        const double wallSeconds { seconds(wall) };
+        stats.compute += wallSeconds;
+        stats.work +=
+            workOnThisThread ? partition::RebalanceTrigger::threadCpuSeconds() - cpu : wallSeconds;
+    }
+};
 
 /** @brief The initial temperature at @p p: a hot spot on a smooth background. */
 double initial(const Point& p, int dim)
@@ -288,15 +306,15 @@ HeatStats HeatSolver::run(
     const auto start = Clock::now();
     for (int step { firstStep }; step < firstStep + options.steps; ++step)
     {
-        auto t0 = Clock::now();
+        ComputeStamp t0;
         if (comm != nullptr)
         {
             comm->startComm(u_, key);
             timeline.posted();
-            t0 = Clock::now();
+            t0 = ComputeStamp {};
             updateInterior(*comm, dt, options.progressChunk);
             Kokkos::fence();
-            stats.compute += seconds(t0);
+            t0.addTo(stats);
             // Was the exchange entirely hidden behind the interior update? The second test is
             // not a retry loop: MPI libraries such as Open MPI run their progress engine inside
             // a test that finds the requests incomplete and return before looking again, so
@@ -306,7 +324,7 @@ HeatStats HeatSolver::run(
             stats.hiddenExchanges += hidden ? 1 : 0;
             comm->waitComplete(key);
             comm->finaliseComm(u_, key);
-            t0 = Clock::now();
+            t0 = ComputeStamp {};
             update(boundary_, dt);
             ++stats.exchanges;
         }
@@ -317,7 +335,7 @@ HeatStats HeatSolver::run(
         }
         commit();
         Kokkos::fence();
-        stats.compute += seconds(t0);
+        t0.addTo(stats);
 
         if (options.checkEvery > 0 && step % options.checkEvery == 0)
         {
@@ -622,6 +640,7 @@ gatherField(const mpi::MPIEnvironment& env, const DistributedRun& result, Global
 void accumulate(HeatStats& total, const HeatStats& part)
 {
     total.compute += part.compute;
+    total.work += part.work;
     total.pack += part.pack;
     total.wait += part.wait;
     total.unpack += part.unpack;
@@ -703,14 +722,15 @@ struct RankState
 
 #if FIELDSYNC_HAVE_ZOLTAN
 /**
- * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u,
- * rebuilds the layout, the Communicator, the mesh piece and the solver, and prints the report
+ * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u
+ * and the mesh piece's rows (the geometry moves with its cells, bitwise, instead of being made
+ * again), rebuilds the layout, the Communicator and the solver's halo-dependent numbering, and
+ * prints the report
  * (rank 0) with the compute imbalance @p measured that triggered it. Returns what it cost
  * (seconds: partition, migration and both rebuilds, each the slowest rank's).
  */
 double rebalance(
     const mpi::MPIEnvironment& env,
-    const MeshSource& source,
     const HeatOptions& options,
     double when,
     double measured,
@@ -736,7 +756,18 @@ double rebalance(
     const auto start = Clock::now();
     result.layout = std::move(moved.layout);
     state.comm = std::move(moved.communicator);
-    result.piece = source.piece(result.layout.globalIds().first(result.layout.nOwned()));
+    std::vector<PieceRow> rows(result.piece.nCells());
+    for (std::size_t i { 0 }; i < rows.size(); ++i)
+    {
+        rows[i] = result.piece.row(i);
+    }
+    std::vector<PieceRow> arrived(moved.migration.nNewOwned());
+    moved.migration.moveRows(
+        std::as_bytes(std::span<const PieceRow>(rows)),
+        sizeof(PieceRow),
+        std::as_writable_bytes(std::span<PieceRow>(arrived))
+    );
+    result.piece = MeshPiece(arrived);
     state.solver = std::make_unique<HeatSolver>(result.piece, result.layout);
     state.solver->setOwned(u);
     double setUp { seconds(start) };
@@ -747,7 +778,7 @@ double rebalance(
         std::printf(
             "  rebalance (%s): compute imbalance %.3f; sub-step weight %.3f; weight imbalance %.3f "
             "-> %.3f; %lld cells moved; partition %.4f s, migration %.4f s, rebuild halo %.4f s "
-            "+ solver %.4f s\n",
+            "+ mesh piece and solver %.4f s\n",
             partition::toString(options.load.method).c_str(),
             measured,
             subStepWeight,
@@ -765,23 +796,76 @@ double rebalance(
 #endif
 
 /**
+ * @brief The steps a rebalance's gain is predicted over: options.load.horizon, or by default
+ * those in which the disc moves by its radius (from x = 0.1 to 0.9 over the run); never more
+ * than the @p remaining steps of the run (a gain after its end is none).
+ */
+int horizonSteps(const HeatOptions& options, int remaining)
+{
+    const LoadOptions& load { options.load };
+    const int horizon { load.horizon > 0
+                            ? load.horizon
+                            : std::max(1, static_cast<int>(options.steps * load.radius / 0.8)) };
+    return std::min(horizon, remaining);
+}
+
+/** @brief Prints (rank 0, verbose) one interval's imbalance and the decision, if one was made. */
+void printInterval(
+    const mpi::MPIEnvironment& env,
+    const HeatOptions& options,
+    int first,
+    int steps,
+    double imbalance,
+    const partition::RebalanceDecision* decision
+)
+{
+    if (!options.verbose || env.rank() != 0)
+    {
+        return;
+    }
+    std::printf(
+        "  steps %d-%d: compute imbalance %.3f (max/mean over ranks)",
+        first,
+        first + steps - 1,
+        imbalance
+    );
+    if (decision != nullptr)
+    {
+        std::printf(
+            "; gain %.3g s over %d steps against the %s cost %.3g s: %s",
+            decision->gainSeconds,
+            decision->horizon,
+            decision->measuredCost ? "measured" : "estimated",
+            decision->costSeconds,
+            decision->rebalance ? "rebalance" : "keep"
+        );
+    }
+    std::printf("\n");
+}
+
+/**
  * @brief Collective: the time loop in intervals of options.load.interval steps (one interval
- * without a load or a threshold); each interval sets the moving load, measures the imbalance of
- * the compute time and rebalances when it exceeds the threshold.
+ * without a load or rebalancing); each interval sets the moving load and measures each rank's
+ * work, and with options.load.rebalance a partition::RebalanceTrigger decides whether a
+ * rebalance pays (its first cost estimate: @p setUpSeconds, unless the options give one). The
+ * rebalances' cost is part of the loop's time.
  */
 HeatStats runIntervals(
     const mpi::MPIEnvironment& env,
-    const MeshSource& source,
     const HeatOptions& options,
+    double setUpSeconds,
     DistributedRun& result,
     RankState& state
 )
 {
     const LoadOptions& load { options.load };
-    const bool intervals { load.extra > 0 || load.threshold > 0.0 };
+    const bool intervals { load.extra > 0 || load.rebalance };
     const int every { intervals ? std::max(1, load.interval) : std::max(1, options.steps) };
     HeatStats total;
     LoadModel model { load.subStepWeight };
+    partition::RebalanceTrigger trigger(
+        env, { .costEstimate = load.costEstimate >= 0.0 ? load.costEstimate : setUpSeconds }
+    );
     double paid { -1.0 };         // what the last rebalance cost, until the next interval reports
     double slowestBefore { 0.0 }; // the slowest rank's compute per step before it
     for (int first { 1 }; first <= options.steps; first += every)
@@ -793,7 +877,7 @@ HeatStats runIntervals(
         state.solver->setLoad(extra);
         const HeatStats s { state.solver->run(&state.comm, env, result.dt, part, first) };
         accumulate(total, s);
-        const auto [imbalance, slowest] { maxOverMean(env, s.compute) };
+        const auto [imbalance, slowest] { maxOverMean(env, s.work) };
         const double perStep { slowest / part.steps };
         if (load.extra > 0)
         {
@@ -801,23 +885,25 @@ HeatStats runIntervals(
             const double subSteps { std::accumulate(
                 extra.begin(), extra.begin() + static_cast<std::ptrdiff_t>(owned), 0.0
             ) };
-            model.add(
-                env, s.compute, static_cast<double>(owned) * part.steps, subSteps * part.steps
-            );
+            model.add(env, s.work, static_cast<double>(owned) * part.steps, subSteps * part.steps);
         }
-        if (intervals && options.verbose && env.rank() == 0)
+        trigger.addInterval(s.work, part.steps);
+        const int remaining { options.steps - (first + part.steps - 1) };
+        const std::optional<partition::RebalanceDecision> decision {
+            load.rebalance && remaining > 0
+                ? std::optional { trigger.decide(horizonSteps(options, remaining)) }
+                : std::nullopt
+        };
+        if (intervals)
         {
-            std::printf(
-                "  steps %d-%d: compute imbalance %.3f (max/mean over ranks)\n",
-                first,
-                first + part.steps - 1,
-                imbalance
+            printInterval(
+                env, options, first, part.steps, imbalance, decision ? &*decision : nullptr
             );
         }
         if (paid >= 0.0 && options.verbose && env.rank() == 0) // the interval after a rebalance
         {
             std::printf(
-                "  after the rebalance: slowest rank's compute %.3g s per step (was %.3g s): "
+                "  after the rebalance: slowest rank's work %.3g s per step (was %.3g s): "
                 "saves %.4f s over these %d steps, against %.4f s the rebalance cost\n",
                 perStep,
                 slowestBefore,
@@ -827,18 +913,19 @@ HeatStats runIntervals(
             );
         }
         paid = -1.0;
-        const bool more { first + part.steps <= options.steps };
-        if (load.threshold > 0.0 && imbalance > load.threshold && more)
+        if (decision && decision->rebalance)
         {
 #if FIELDSYNC_HAVE_ZOLTAN
             const double next { (first - 1 + part.steps + 0.5 * every) / options.steps };
             paid = rebalance(
-                env, source, options, std::min(next, 1.0), imbalance, model.weight(), result, state
+                env, options, std::min(next, 1.0), imbalance, model.weight(), result, state
             );
+            trigger.rebalanced(paid);
+            total.total += paid;
+            result.rebalanceSeconds += paid;
             slowestBefore = perStep;
             ++result.rebalances;
 #else
-            (void)source;
             throw Error("fieldsync-heat: rebalancing needs Zoltan (FIELDSYNC_WITH_ZOLTAN=OFF)");
 #endif
         }
@@ -852,6 +939,7 @@ DistributedRun solveDistributed(
 )
 {
     DistributedRun result;
+    const auto setUpStart = Clock::now();
     {
         // 1. each rank makes its slab (only the graph is kept), 2. the slabs are partitioned
         const auto [begin, end] = source.slab(env.rank(), env.sizeRank());
@@ -870,10 +958,13 @@ DistributedRun solveDistributed(
     result.layout = partition::HaloBuilder(env, 1).build(result.piece.graph());
     RankState state { halo::Communicator(env, result.layout.sendMap(), result.layout.receiveMap()),
                       std::make_unique<HeatSolver>(result.piece, result.layout) };
+    // the set-up (partition, cells, halo, solver) predicts a rebalance's cost until one is made
+    double setUp { seconds(setUpStart) };
+    mpi::allReduce(setUp, mpi::ReduceOp::Max, env.comm());
     double dt { state.solver->localStableTimeStep() };
     mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
-    result.stats = runIntervals(env, source, options, result, state);
+    result.stats = runIntervals(env, options, setUp, result, state);
     partitionQuality(env, result); // of the final partition (after any rebalancing)
     if (!options.statsFile.empty())
     {

@@ -34,6 +34,20 @@ inline constexpr bool kernelsOnHost {
 };
 
 /**
+ * @brief Whether the solver's kernels run on the calling thread (Kokkos::Serial): then the work
+ * the rebalancing weighs is the thread CPU time of the compute, which a rank sharing its core
+ * does not inflate (partition::RebalanceTrigger). Elsewhere (threads, a device) this thread's
+ * CPU time misses the work, and the wall time of the compute is used.
+ */
+inline constexpr bool workOnThisThread {
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Serial>
+#else
+    false
+#endif
+};
+
+/**
  * @brief The default interior chunk between Communicator::progress() calls: 2048 cells where
  * the solver's kernels run on the host (each chunk is a synchronous loop, and the exchange moves
  * between chunks); 0, one update, where they run on a device. There every chunk would be a
@@ -52,7 +66,14 @@ struct LoadOptions
     int extra { 0 };          /**< dummy sub-steps per loaded cell and step (0: no load) */
     double radius { 0.15 };   /**< disc radius */
     int interval { 50 };      /**< steps between imbalance measurements */
-    double threshold { 0.0 }; /**< rebalance when max/mean compute time exceeds it (0: never) */
+    bool rebalance { false }; /**< rebalance when partition::RebalanceTrigger says it pays */
+    /**
+     * @brief Steps the gain of a rebalance is predicted over (0: the steps in which the disc
+     * moves by its radius, after which the balance a rebalance bought is gone).
+     */
+    int horizon { 0 };
+    /** @brief The cost of a rebalance before one is measured, seconds (< 0: the run's set-up). */
+    double costEstimate { -1.0 };
     partition::RebalanceMethod method { partition::RebalanceMethod::Hsfc }; /**< Zoltan method */
     /**
      * @brief Cost of one sub-step relative to a cell update, the weights' starting value; each
@@ -87,6 +108,7 @@ struct HeatOptions
 struct HeatStats
 {
     double compute { 0 };      /**< interior and boundary updates */
+    double work { 0 };         /**< the same, as the rebalancing measures it (workOnThisThread) */
     double pack { 0 };         /**< startComm: pack and post (Communicator stats) */
     double wait { 0 };         /**< waiting for the messages (Communicator stats) */
     double unpack { 0 };       /**< finaliseComm: unpack and release (Communicator stats) */
@@ -199,16 +221,17 @@ private:
 /** @brief A distributed run and what it leaves on this rank. */
 struct DistributedRun
 {
-    HaloLayout layout;            /**< this rank's cells */
-    std::vector<double> owned;    /**< final owned values, layout order */
-    std::vector<double> gathered; /**< the whole field by global id (root, options.gather) */
-    MeshPiece piece;              /**< this rank's owned cells with their geometry */
-    HeatStats stats;              /**< this rank's timings */
-    double dt { 0 };              /**< the time step used */
-    long peakKiB { 0 };           /**< this rank's peak resident memory after the run */
-    int rebalances { 0 };         /**< how many times the load was rebalanced */
-    std::int64_t edgeCut { 0 };   /**< faces between cells of different ranks (global) */
-    double imbalance { 1.0 };     /**< largest owned cell count / mean (global) */
+    HaloLayout layout;             /**< this rank's cells */
+    std::vector<double> owned;     /**< final owned values, layout order */
+    std::vector<double> gathered;  /**< the whole field by global id (root, options.gather) */
+    MeshPiece piece;               /**< this rank's owned cells with their geometry */
+    HeatStats stats;               /**< this rank's timings */
+    double dt { 0 };               /**< the time step used */
+    long peakKiB { 0 };            /**< this rank's peak resident memory after the run */
+    int rebalances { 0 };          /**< how many times the load was rebalanced */
+    double rebalanceSeconds { 0 }; /**< what they cost (slowest rank; in stats.total too) */
+    std::int64_t edgeCut { 0 };    /**< faces between cells of different ranks (global) */
+    double imbalance { 1.0 };      /**< largest owned cell count / mean (global) */
 };
 
 /**

@@ -72,11 +72,24 @@ void declareLoadOptions(CLI::App& app, Arguments& a)
     app.add_option("--rebalance-interval", load.interval, "steps between imbalance measurements")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    std::string threshold { "rebalance with Zoltan when the compute imbalance (max/mean over "
-                            "ranks, per interval) exceeds this (0: never" };
-    threshold.append(FIELDSYNC_HAVE_ZOLTAN ? ")" : "; this build has no Zoltan)");
-    app.add_option("--rebalance-threshold", load.threshold, threshold)
+    std::string rebalance { "rebalance with Zoltan whenever the predicted gain over the horizon "
+                            "exceeds the predicted cost (partition::RebalanceTrigger)" };
+    rebalance.append(FIELDSYNC_HAVE_ZOLTAN ? "" : "; this build has no Zoltan");
+    app.add_flag("--rebalance", load.rebalance, rebalance);
+    app.add_option(
+           "--rebalance-horizon",
+           load.horizon,
+           "steps the gain of a rebalance is predicted over (0: those in which the disc moves by "
+           "its radius)"
+    )
         ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option(
+           "--rebalance-cost",
+           load.costEstimate,
+           "predicted cost of a rebalance until one is measured, seconds (< 0: the run's own "
+           "set-up time)"
+    )
         ->capture_default_str();
     app.add_option(
            "--rebalance-method",
@@ -169,8 +182,8 @@ void complete(Arguments& a)
                             : a.rebalanceMethod == "rcb" ? partition::RebalanceMethod::Rcb
                                                          : partition::RebalanceMethod::Hsfc;
     FIELDSYNC_CHECK(
-        FIELDSYNC_HAVE_ZOLTAN || a.options.load.threshold <= 0.0,
-        "fieldsync-heat: --rebalance-threshold: this build has no Zoltan "
+        FIELDSYNC_HAVE_ZOLTAN || !a.options.load.rebalance,
+        "fieldsync-heat: --rebalance: this build has no Zoltan "
         "(FIELDSYNC_WITH_ZOLTAN=OFF)"
     );
     FIELDSYNC_CHECK(
@@ -490,6 +503,12 @@ void summary(const mpi::MPIEnvironment& env, const heat::DistributedRun& run)
         sum[11],
         sum[12] > 0 ? 100.0 * sum[13] / sum[12] : 0.0,
         sum[12]
+    );
+    std::printf(
+        "time loop: %.3f s (slowest rank), %d rebalances costing %.3f s included\n",
+        maximum[9],
+        run.rebalances,
+        run.rebalanceSeconds
     );
     std::printf(
         "partition%s: edge cut %lld faces, imbalance %.4f (largest / mean owned cells)\n"

@@ -80,6 +80,7 @@
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/partition/partition.hpp"
 #include "fieldsync/partition/ptScotchPartitioner.hpp"
+#include "fieldsync/partition/rebalanceTrigger.hpp"
 #include "fieldsync/partition/rebalancer.hpp"
 
 // the seed's and NeoN's names (fieldsync::Communicator, mpi::FullDuplexCommBuffer, ...)

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#include "fieldsync/partition/rebalanceTrigger.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/core/logger.hpp"
+#include "fieldsync/mpi/collectives.hpp"
+
+#include <array>
+#include <cmath>
+#include <ctime>
+#include <string>
+
+namespace fieldsync::partition
+{
+
+namespace
+{
+/** @brief @p seconds as integer nanoseconds (sums of integers are exact in any order). */
+std::int64_t toNanoseconds(double seconds)
+{
+    return static_cast<std::int64_t>(std::llround(seconds * 1e9));
+}
+
+/** @brief The slots of decide()'s Max reduction. */
+enum Slot : std::size_t
+{
+    MaxWork,        /**< largest work over the window, ns */
+    MaxSteps,       /**< largest step count of the window */
+    MinusMinSteps,  /**< minus the smallest step count of the window */
+    LastSteps,      /**< largest step count of the last interval */
+    MeasuredCost,   /**< largest measured rebalance cost, ns (-1: none) */
+    CostEstimate,   /**< largest caller's estimate, ns */
+    Horizon,        /**< largest horizon passed */
+    MinusHorizon,   /**< minus the smallest horizon passed */
+    NoInterval,     /**< highest rank with no recorded interval (-1: none) */
+    NegativeHorizon /**< highest rank that passed a horizon < 0 (-1: none) */
+};
+constexpr std::size_t nSlots { NegativeHorizon + 1 };
+
+/** @brief "" or why the agreed inputs @p m of decide() are unusable. */
+std::string badAgreed(const std::array<std::int64_t, nSlots>& m)
+{
+    if (m[NoInterval] >= 0)
+    {
+        return "RebalanceTrigger::decide: rank " + std::to_string(m[NoInterval]) +
+               " has recorded no interval (addInterval) since the start or the last rebalance";
+    }
+    if (m[NegativeHorizon] >= 0)
+    {
+        return "RebalanceTrigger::decide: rank " + std::to_string(m[NegativeHorizon]) +
+               " passed a horizon < 0";
+    }
+    if (m[MaxSteps] != -m[MinusMinSteps] || m[Horizon] != -m[MinusHorizon])
+    {
+        return "RebalanceTrigger::decide: the ranks disagree: steps recorded " +
+               std::to_string(-m[MinusMinSteps]) + " to " + std::to_string(m[MaxSteps]) +
+               ", horizon " + std::to_string(-m[MinusHorizon]) + " to " +
+               std::to_string(m[Horizon]);
+    }
+    return {};
+}
+} // namespace
+
+RebalanceTrigger::RebalanceTrigger(
+    mpi::MPIEnvironment env, RebalanceTriggerOptions options, std::source_location where
+)
+    : env_(std::move(env)), options_(options)
+{
+    FIELDSYNC_CHECK_AT(
+        options_.window >= 1 && options_.costEstimate >= 0.0,
+        "RebalanceTrigger: window " + std::to_string(options_.window) +
+            " (must be >= 1), cost "
+            "estimate " +
+            std::to_string(options_.costEstimate) + " s (must be >= 0)",
+        where
+    );
+}
+
+void RebalanceTrigger::addInterval(double workSeconds, int steps, std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(
+        workSeconds >= 0.0 && steps > 0,
+        "RebalanceTrigger::addInterval: work " + std::to_string(workSeconds) + " s over " +
+            std::to_string(steps) + " steps (work must be >= 0, steps > 0)",
+        where
+    );
+    intervals_.push_back({ toNanoseconds(workSeconds), steps });
+    while (intervals_.size() > static_cast<std::size_t>(options_.window))
+    {
+        intervals_.pop_front();
+    }
+}
+
+RebalanceDecision RebalanceTrigger::decide(int horizon, std::source_location where)
+{
+    std::int64_t work { 0 };
+    std::int64_t steps { 0 };
+    for (const Interval& i : intervals_)
+    {
+        work += i.nanoseconds;
+        steps += i.steps;
+    }
+    const std::int64_t last { intervals_.empty() ? 0 : intervals_.back().steps };
+    const std::int64_t rank { env_.rank() };
+    std::array<std::int64_t, nSlots> m { work,
+                                         steps,
+                                         -steps,
+                                         last,
+                                         costNanoseconds_,
+                                         toNanoseconds(options_.costEstimate),
+                                         horizon,
+                                         -static_cast<std::int64_t>(horizon),
+                                         intervals_.empty() ? rank : -1,
+                                         horizon < 0 ? rank : -1 };
+    std::int64_t sumWork { work };
+    mpi::allReduce(std::span<std::int64_t>(m), mpi::ReduceOp::Max, env_.comm(), {}, where);
+    mpi::allReduce(sumWork, mpi::ReduceOp::Sum, env_.comm(), {}, where);
+    const std::string bad { badAgreed(m) };
+    if (!bad.empty())
+    {
+        throw Error(bad, where); // every rank saw the same reduced values
+    }
+    // every rank computes from the same integers: the same decision everywhere
+    RebalanceDecision d;
+    const auto perStep = [&](double nanoseconds)
+    {
+        return nanoseconds * 1e-9 / static_cast<double>(m[MaxSteps]);
+    };
+    d.maxPerStep = perStep(static_cast<double>(m[MaxWork]));
+    d.meanPerStep = perStep(static_cast<double>(sumWork) / env_.sizeRank());
+    d.horizon = static_cast<int>(m[Horizon] > 0 ? m[Horizon] : m[LastSteps]);
+    d.gainSeconds = (d.maxPerStep - d.meanPerStep) * d.horizon;
+    d.measuredCost = m[MeasuredCost] >= 0;
+    d.costSeconds = static_cast<double>(d.measuredCost ? m[MeasuredCost] : m[CostEstimate]) * 1e-9;
+    d.rebalance = d.gainSeconds > d.costSeconds;
+    if (env_.rank() == 0)
+    {
+        logger().info(
+            "RebalanceTrigger: {} (gain {:.4g} s = (max {:.4g} - mean {:.4g} s per step) x {} "
+            "steps, against a {} cost {:.4g} s)",
+            d.rebalance ? "rebalance" : "keep the partition",
+            d.gainSeconds,
+            d.maxPerStep,
+            d.meanPerStep,
+            d.horizon,
+            d.measuredCost ? "measured" : "estimated",
+            d.costSeconds
+        );
+    }
+    return d;
+}
+
+void RebalanceTrigger::rebalanced(double seconds, std::source_location where)
+{
+    FIELDSYNC_CHECK_AT(
+        seconds >= 0.0,
+        "RebalanceTrigger::rebalanced: cost " + std::to_string(seconds) + " s (must be >= 0)",
+        where
+    );
+    costNanoseconds_ = toNanoseconds(seconds);
+    intervals_.clear();
+}
+
+double RebalanceTrigger::threadCpuSeconds() noexcept
+{
+    timespec t {};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+} // namespace fieldsync::partition

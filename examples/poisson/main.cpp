@@ -8,7 +8,7 @@
 #include "heatSolver.hpp"
 #include "meshOptions.hpp"
 #include "meshPartition.hpp"
-#include "poissonSolver.hpp"
+#include "poissonProblem.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
@@ -94,19 +94,6 @@ int parse(int argc, char** argv, Arguments& a)
     return stop;
 }
 
-/** @brief The field before the step: a smooth function of the centroid, 0 on the boundary. */
-std::vector<double> oldField(const heat::MeshPiece& piece)
-{
-    std::vector<double> u(piece.nCells());
-    for (std::size_t i { 0 }; i < u.size(); ++i)
-    {
-        const heat::Point& c { piece.centroid(i) };
-        const double z { heat::dimension(piece.shape(i)) == 3 ? std::sin(M_PI * c[2]) : 1.0 };
-        u[i] = std::sin(M_PI * c[0]) * std::sin(2.0 * M_PI * c[1]) * z + c[0] * c[1];
-    }
-    return u;
-}
-
 /** @brief Collective: the largest and the sum over the ranks of @p value. */
 std::pair<double, double> maxAndSum(const mpi::MPIEnvironment& env, double value)
 {
@@ -172,16 +159,8 @@ int run(const Arguments& args)
 {
     const mpi::MPIEnvironment env;
     const std::unique_ptr<heat::MeshSource> source { args.mesh.source(env) };
-    const heat::PartitionedMesh mesh {
-        heat::partitionMesh(env, *source, args.mesh.partitionerKind())
-    };
-    halo::Communicator comm(env, mesh.layout.sendMap(), mesh.layout.receiveMap());
-    comm.setInPlace(args.inPlace);
-    double dt { heat::HeatSolver(mesh.piece, mesh.layout).localStableTimeStep() };
-    mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
-    dt *= args.dtFactor;
-    poisson::PoissonSolver solver(mesh.piece, mesh.layout, dt);
-    const poisson::PoissonSolver::View b { solver.backwardEulerRhs(oldField(mesh.piece)) };
+    poisson::PoissonProblem problem(env, *source, args.mesh.partitionerKind(), args.dtFactor);
+    problem.comm.setInPlace(args.inPlace);
     if (env.rank() == 0)
     {
         std::printf(
@@ -204,8 +183,10 @@ int run(const Arguments& args)
         }
         poisson::SolveOptions options { args.options };
         options.method = name == "cg" ? poisson::Method::Cg : poisson::Method::PipelinedCg;
-        const poisson::PoissonSolver::View x("poisson::x", solver.nLocal());
-        const poisson::SolveStats stats { solver.solve(&comm, env, b, x, options) };
+        const poisson::PoissonSolver::View x("poisson::x", problem.solver.nLocal());
+        const poisson::SolveStats stats {
+            problem.solver.solve(&problem.comm, env, problem.b, x, options)
+        };
         summary(env, name.c_str(), stats);
         status |= stats.converged ? 0 : 1;
     }

@@ -240,6 +240,43 @@ PoissonSolver::View PoissonSolver::backwardEulerRhs(std::span<const double> uOld
     return b;
 }
 
+LocalMatrix PoissonSolver::localMatrix() const
+{
+    const auto diagonal = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, diagonal_);
+    const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceOffsets_);
+    const auto faceCell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceCell_);
+    const auto coefficient =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceCoefficient_);
+    LocalMatrix matrix;
+    for (std::size_t i { 0 }; i < nOwned_; ++i)
+    {
+        matrix.columns.push_back(static_cast<LocalIndex>(i));
+        matrix.values.push_back(diagonal(i));
+        for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
+        {
+            if (faceCell(f) >= 0)
+            {
+                matrix.columns.push_back(faceCell(f));
+                matrix.values.push_back(-coefficient(f));
+            }
+        }
+        matrix.offsets.push_back(matrix.columns.size());
+    }
+    return matrix;
+}
+
+std::vector<double> initialField(const MeshPiece& piece)
+{
+    std::vector<double> u(piece.nCells());
+    for (std::size_t i { 0 }; i < u.size(); ++i)
+    {
+        const heat::Point& c { piece.centroid(i) };
+        const double z { heat::dimension(piece.shape(i)) == 3 ? std::sin(M_PI * c[2]) : 1.0 };
+        u[i] = std::sin(M_PI * c[0]) * std::sin(2.0 * M_PI * c[1]) * z + c[0] * c[1];
+    }
+    return u;
+}
+
 std::vector<double> PoissonSolver::owned(const View& v) const
 {
     const auto host = Kokkos::create_mirror_view(v);
@@ -330,9 +367,14 @@ void PoissonSolver::calibrate(
     const View& x,
     mpi::ReductionBatch& batch,
     MPI_Comm ranks,
+    bool enabled,
     SolveStats& stats
 )
 {
+    if (!enabled)
+    {
+        return;
+    }
     stats.reductionAlone = reductionAlone(batch, ranks);
     if (comm != nullptr)
     {
@@ -402,7 +444,7 @@ void PoissonSolver::cg(
     mpi::ReductionBatch residuals(ranks);
     residuals.add(gamma, mpi::ReduceOp::Sum).add(rr, mpi::ReduceOp::Sum);
     const CommKey key { "poisson::p" };
-    calibrate(comm, key, v.p, residuals, ranks, stats);
+    calibrate(comm, key, v.p, residuals, ranks, options.calibrate, stats);
     mpi::ReductionBatch(ranks).add(bb, mpi::ReduceOp::Sum).run();
     gamma = localDot(n, v.r, v.z);
     rr = localDot(n, v.r, v.r);
@@ -457,7 +499,7 @@ void PoissonSolver::pipelinedCg(
         .add(dots[1], mpi::ReduceOp::Sum)
         .add(dots[2], mpi::ReduceOp::Sum);
     const CommKey key { "poisson::m" };
-    calibrate(comm, key, v.m, batch, ranks, stats);
+    calibrate(comm, key, v.m, batch, ranks, options.calibrate, stats);
     mpi::ReductionBatch(ranks).add(bb, mpi::ReduceOp::Sum).run();
     const double norm { std::sqrt(bb) > 0.0 ? std::sqrt(bb) : 1.0 };
     double alpha { 0.0 };

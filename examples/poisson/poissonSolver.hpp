@@ -36,7 +36,27 @@ struct SolveOptions
     int maxIterations { 2000 };   /**< give up after so many iterations */
     /** @brief Interior cells per chunk between progress() calls (0: one product). */
     std::size_t progressChunk { heat::defaultProgressChunk };
+    /**
+     * @brief Measure one reduction and one exchange alone before the loop (SolveStats'
+     * reductionAlone, exchangeAlone): a few collective runs with barriers. Off where the solve
+     * itself is timed from outside (the benchmark).
+     */
+    bool calibrate { true };
 };
+
+/** @brief The operator's rows on one rank, on the host: CSR over local indices (owned, ghosts). */
+struct LocalMatrix
+{
+    std::vector<std::size_t> offsets { 0 }; /**< per owned row, its first entry; nOwned()+1 */
+    std::vector<LocalIndex> columns;        /**< the diagonal first, then the inner faces' cells */
+    std::vector<double> values;             /**< A's entries */
+};
+
+/**
+ * @brief The field before the step on the cells of @p piece: a smooth function of the
+ * centroid (fieldsync-poisson's and the benchmark's right-hand side is (V/dt) times it).
+ */
+[[nodiscard]] std::vector<double> initialField(const MeshPiece& piece);
 
 /** @brief What one solve did and where this rank's time went (seconds). */
 struct SolveStats
@@ -110,6 +130,9 @@ public:
      */
     void apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y) const;
 
+    /** @brief The operator's rows as a CSR matrix over local indices (for assembling it). */
+    [[nodiscard]] LocalMatrix localMatrix() const;
+
     /** @brief The owned values of @p v, on the host. */
     [[nodiscard]] std::vector<double> owned(const View& v) const;
 
@@ -133,8 +156,9 @@ private:
     /** @brief Collective: the least time of a few runs of @p batch alone. */
     static double reductionAlone(mpi::ReductionBatch& batch, MPI_Comm ranks);
     /**
-     * @brief Collective, before a loop: the reduction alone (@p batch, whose variables it
-     * overwrites) and the exchange of @p x under @p key alone; resets the exchange telemetry.
+     * @brief Collective, before a loop, when @p enabled: the reduction alone (@p batch, whose
+     * variables it overwrites) and the exchange of @p x under @p key alone; resets the exchange
+     * telemetry.
      */
     static void calibrate(
         halo::Communicator* comm,
@@ -142,6 +166,7 @@ private:
         const View& x,
         mpi::ReductionBatch& batch,
         MPI_Comm ranks,
+        bool enabled,
         SolveStats& stats
     );
     /** @brief After a loop: the exchanges under @p key and their wait, from the telemetry. */

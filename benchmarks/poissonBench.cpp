@@ -51,7 +51,7 @@ struct Arguments
     heat::MeshOptions mesh;    /**< mesh and partitioner, as fieldsync-poisson's */
     int solves { 11 };         /**< solves per method */
     double tolerance { 1e-8 }; /**< relative tolerance */
-    double dtFactor { 100.0 }; /**< dt in explicit stable steps */
+    double dtFactor { 100.0 }; /**< dt in mean explicit stable steps */
 };
 
 /** @brief The methods, in the table's order. */
@@ -348,7 +348,7 @@ Arguments parse(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--tolerance", a.tolerance, "stop when ||r|| <= tolerance * ||b||")
         ->capture_default_str();
-    app.add_option("--dt-factor", a.dtFactor, "the time step in explicit stable steps")
+    app.add_option("--dt-factor", a.dtFactor, "the time step in mean explicit stable steps")
         ->capture_default_str();
     const int stop { heat::parseCommandLine(app, argc, argv) };
     if (stop >= 0)

@@ -34,7 +34,7 @@ struct Arguments
 {
     heat::MeshOptions mesh;        /**< the mesh and the partitioner */
     std::string solver { "both" }; /**< cg, pipecg or both */
-    double dtFactor { 100.0 };     /**< dt in explicit stable steps */
+    double dtFactor { 100.0 };     /**< dt in mean explicit stable steps */
     bool inPlace { true };         /**< Communicator receives contiguous ghosts in place */
     poisson::SolveOptions options; /**< the solver's settings */
 };
@@ -55,7 +55,7 @@ void declareOptions(CLI::App& app, Arguments& a)
     app.add_option(
            "--dt-factor",
            a.dtFactor,
-           "the backward-Euler time step in explicit stable steps (larger: harder to solve)"
+           "the backward-Euler time step in mean explicit stable steps (larger: harder to solve)"
     )
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
@@ -165,7 +165,7 @@ int run(const Arguments& args)
     {
         std::printf(
             "fieldsync-poisson: backward-Euler diffusion step, %lld cells (%s), %d ranks, "
-            "partitioner %s, dt = %g explicit steps, Jacobi preconditioner, tolerance %g\n",
+            "partitioner %s, dt = %g mean explicit steps, Jacobi preconditioner, tolerance %g\n",
             static_cast<long long>(source->nCells()),
             source->describe().c_str(),
             env.sizeRank(),

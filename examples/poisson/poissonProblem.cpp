@@ -1,21 +1,37 @@
 // SPDX-License-Identifier: MIT
 #include "poissonProblem.hpp"
 
-#include "heatSolver.hpp"
-
-#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
 
 namespace fieldsync::poisson
 {
 
 namespace
 {
-/** @brief Collective: the largest stable explicit step over all ranks' cells of @p mesh. */
+/**
+ * @brief Collective: the mean over all cells of a cell's own explicit stable step,
+ * V / sum of its face coefficients. Not the minimum: on the jittered meshes the smallest cell's
+ * step shrinks as the mesh grows, and with it the implicit problem's difficulty.
+ */
 double explicitStep(const mpi::MPIEnvironment& env, const heat::PartitionedMesh& mesh)
 {
-    double dt { heat::HeatSolver(mesh.piece, mesh.layout).localStableTimeStep() };
-    mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
-    return dt;
+    const heat::MeshPiece& piece { mesh.piece };
+    double sum { 0.0 };
+    double cells { static_cast<double>(piece.nCells()) };
+    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
+    {
+        double coefficients { 0.0 };
+        for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
+        {
+            coefficients += piece.faceCoefficients()[f];
+        }
+        sum += piece.volume(i) / coefficients;
+    }
+    mpi::ReductionBatch(env.comm())
+        .add(sum, mpi::ReduceOp::Sum)
+        .add(cells, mpi::ReduceOp::Sum)
+        .run();
+    return sum / cells;
 }
 } // namespace
 

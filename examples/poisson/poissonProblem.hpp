@@ -13,8 +13,9 @@ namespace fieldsync::poisson
 
 /**
  * @brief One rank's share of fieldsync-poisson's problem, as the program and the benchmark set
- * it up: the partitioned mesh, its halo, the operator for dt = @p dtFactor explicit stable steps
- * and the right-hand side (V/dt) u_old of initialField().
+ * it up: the partitioned mesh, its halo, the operator for dt = @p dtFactor times the cells' mean
+ * explicit stable step (V / sum of the face coefficients) and the right-hand side (V/dt) u_old
+ * of initialField().
  */
 struct PoissonProblem
 {

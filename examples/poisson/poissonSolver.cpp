@@ -74,7 +74,7 @@ void cgUpdate(
 )
 {
     Kokkos::parallel_for(
-        "poisson::cgUpdate",
+        "poisson::cgStep",
         Kokkos::RangePolicy<>(0, n),
         KOKKOS_LAMBDA(const std::size_t i) {
             x(i) += alpha * p(i);
@@ -88,7 +88,7 @@ void cgUpdate(
 void direction(std::size_t n, double beta, const View& z, const View& p)
 {
     Kokkos::parallel_for(
-        "poisson::direction",
+        "poisson::cgDir",
         Kokkos::RangePolicy<>(0, n),
         KOKKOS_LAMBDA(const std::size_t i) { p(i) = z(i) + beta * p(i); }
     );
@@ -128,7 +128,7 @@ void pipelinedUpdate(std::size_t count, double alpha, double beta, const Pipelin
 {
     const PipelinedVectors c { v };
     Kokkos::parallel_for(
-        "poisson::pipelinedUpdate",
+        "poisson::pipe",
         Kokkos::RangePolicy<>(0, count),
         KOKKOS_LAMBDA(const std::size_t i) {
             c.z(i) = c.n(i) + beta * c.z(i);

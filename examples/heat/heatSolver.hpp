@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "meshPartition.hpp"
 #include "meshSource.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
@@ -19,14 +20,6 @@ namespace fieldsync::heat
 {
 
 using partition::HaloLayout;
-
-/** @brief How the cells are split over the ranks. */
-enum class PartitionerKind
-{
-    Metis,    /**< the slabs' graph gathered on rank 0, METIS k-way (blocks without METIS) */
-    PtScotch, /**< the distributed graph partitioned by PT-Scotch (SCOTCH_dgraphPart) */
-    Slab      /**< no partitioner: each rank keeps the slab of ids it generated */
-};
 
 /** @brief Whether the solver's kernels run on the host (synchronously), not on a device. */
 inline constexpr bool kernelsOnHost {
@@ -199,11 +192,6 @@ public:
 private:
     /** @brief Copies the owned part of uNew into u. */
     void commit();
-    /**
-     * @brief Collective: the least time of a few exchanges of u under @p key started by every
-     * rank together and waited for at once (the exchange alone, without interior work).
-     */
-    double exchangeAlone(halo::Communicator& comm, const CommKey& key, MPI_Comm ranks);
 
     std::size_t nOwned_;                     /**< owned cells */
     View u_;                                 /**< field, owned + ghosts */

@@ -8,6 +8,7 @@
 #include "gmshMesh.hpp"
 #include "gridMesh.hpp"
 #include "heatSolver.hpp"
+#include "meshOptions.hpp"
 #include "triMesh.hpp"
 
 #include "fieldsync/config.hpp"
@@ -38,14 +39,7 @@ namespace
 /** @brief The command line; what CLI11 parses into. */
 struct Arguments
 {
-    int nx { 0 };                           /**< 0: 400 for triangles, 40 for 3-D shapes */
-    int ny { 0 };                           /**< 0: as nx */
-    int nz { 0 };                           /**< 0: as nx (3-D shapes) */
-    std::string shape { "tri" };            /**< tri, hex or tet */
-    std::string partitioner { "metis" };    /**< metis, ptscotch or slab */
-    std::uint64_t seed { 2024 };            /**< generated mesh's seed */
-    std::string mesh;                       /**< Gmsh file instead of a generated mesh */
-    std::string reader { "parallel" };      /**< Gmsh reader: parallel (GmshMesh) or serial */
+    heat::MeshOptions mesh;                 /**< the mesh and the partitioner */
     std::string vtk;                        /**< VTK output folder */
     bool verify { true };                   /**< compare with a serial run */
     std::string save;                       /**< write the final field here (raw doubles) */
@@ -103,34 +97,7 @@ void declareLoadOptions(CLI::App& app, Arguments& a)
 /** @brief The options of fieldsync-heat, declared once for parsing and for --help. */
 void declareOptions(CLI::App& app, Arguments& a)
 {
-    app.add_option("--shape", a.shape, "cell shape: tri (2-D triangles), hex or tet (3-D)")
-        ->check(CLI::IsMember({ "tri", "hex", "tet" }))
-        ->capture_default_str();
-    app.add_option("--nx", a.nx, "cells along x (default 400 for tri, 40 for hex/tet)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--ny", a.ny, "cells along y (default: as --nx)")->check(CLI::PositiveNumber);
-    app.add_option("--nz", a.nz, "cells along z, hex/tet only (default: as --nx)")
-        ->check(CLI::PositiveNumber);
-    app.add_option("--seed", a.seed, "seed of the generated mesh")->capture_default_str();
-    app.add_option(
-           "--mesh", a.mesh, "Gmsh 4.1 ASCII file (its triangles) instead of a generated mesh"
-    )
-        ->check(CLI::ExistingFile);
-    app.add_option(
-           "--gmsh-reader",
-           a.reader,
-           "parallel: each rank reads only its share of the file; serial: every rank reads the "
-           "whole file (the old reader, for comparison)"
-    )
-        ->check(CLI::IsMember({ "parallel", "serial" }))
-        ->capture_default_str();
-    std::string partitioners { "how cells are split over the ranks: metis (graph on rank 0), " };
-    partitioners.append("ptscotch (distributed graph");
-    partitioners.append(FIELDSYNC_HAVE_PTSCOTCH ? ")" : "; not in this build)");
-    partitioners.append(" or slab (the slabs each rank generated)");
-    app.add_option("--partitioner", a.partitioner, partitioners)
-        ->check(CLI::IsMember({ "metis", "ptscotch", "slab" }))
-        ->capture_default_str();
+    a.mesh.declare(app);
     app.add_option("--steps", a.options.steps, "time steps")->capture_default_str();
     app.add_option("--check-every", a.options.checkEvery, "global check every K steps (0: never)")
         ->capture_default_str();
@@ -172,12 +139,8 @@ void declareOptions(CLI::App& app, Arguments& a)
 /** @brief Fills in the sizes left at 0 and the partitioner kind. */
 void complete(Arguments& a)
 {
-    a.nx = a.nx > 0 ? a.nx : (a.shape == "tri" ? 400 : 40);
-    a.ny = a.ny > 0 ? a.ny : a.nx;
-    a.nz = a.shape == "tri" ? 1 : (a.nz > 0 ? a.nz : a.nx);
-    a.options.partitioner = a.partitioner == "metis"      ? heat::PartitionerKind::Metis
-                            : a.partitioner == "ptscotch" ? heat::PartitionerKind::PtScotch
-                                                          : heat::PartitionerKind::Slab;
+    a.mesh.complete("fieldsync-heat");
+    a.options.partitioner = a.mesh.partitionerKind();
     a.options.load.method = a.rebalanceMethod == "graph" ? partition::RebalanceMethod::Graph
                             : a.rebalanceMethod == "rcb" ? partition::RebalanceMethod::Rcb
                                                          : partition::RebalanceMethod::Hsfc;
@@ -185,11 +148,6 @@ void complete(Arguments& a)
         FIELDSYNC_HAVE_ZOLTAN || !a.options.load.rebalance,
         "fieldsync-heat: --rebalance: this build has no Zoltan "
         "(FIELDSYNC_WITH_ZOLTAN=OFF)"
-    );
-    FIELDSYNC_CHECK(
-        FIELDSYNC_HAVE_PTSCOTCH || a.options.partitioner != heat::PartitionerKind::PtScotch,
-        "fieldsync-heat: --partitioner ptscotch: this build has no PT-Scotch "
-        "(FIELDSYNC_WITH_PTSCOTCH=OFF)"
     );
 }
 
@@ -206,41 +164,12 @@ int parse(int argc, char** argv, Arguments& a)
                    "made in parallel, halo kept by fieldsync, checked against a serial run "
                    "(bitwise)" };
     declareOptions(app, a);
-    app.allow_extras(); // the Kokkos options; anything else is refused below
-    try
+    const int stop { heat::parseCommandLine(app, argc, argv) };
+    if (stop < 0)
     {
-        app.parse(argc, argv);
-        for (const std::string& extra : app.remaining())
-        {
-            if (extra.rfind("--kokkos", 0) != 0)
-            {
-                throw CLI::ExtrasError({ extra });
-            }
-        }
+        complete(a);
     }
-    catch (const CLI::ParseError& e)
-    {
-        return app.exit(e);
-    }
-    complete(a);
-    return -1;
-}
-
-/** @brief Collective: the mesh the arguments ask for. */
-std::unique_ptr<heat::MeshSource> makeSource(const mpi::MPIEnvironment& env, const Arguments& a)
-{
-    if (!a.mesh.empty() && a.reader == "parallel")
-    {
-        return std::make_unique<heat::GmshMesh>(env, a.mesh);
-    }
-    if (!a.mesh.empty())
-    {
-        return std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(a.mesh));
-    }
-    const heat::CellShape shape { a.shape == "tri"   ? heat::CellShape::Triangle
-                                  : a.shape == "hex" ? heat::CellShape::Hexahedron
-                                                     : heat::CellShape::Tetrahedron };
-    return std::make_unique<heat::GridMesh>(shape, a.nx, a.ny, a.nz, a.seed);
+    return stop;
 }
 
 /** @brief One .vtu per rank (its owned cells, with rank, global id and u) and a .pvtu on 0. */
@@ -528,7 +457,7 @@ int run(const Arguments& args)
 {
     const mpi::MPIEnvironment env;
     // each rank makes (or reads) only its own cells
-    const std::unique_ptr<heat::MeshSource> source { makeSource(env, args) };
+    const std::unique_ptr<heat::MeshSource> source { args.mesh.source(env) };
     double readMiB { static_cast<double>(heat::peakResidentKiB()) / 1024.0 };
     mpi::allReduce(readMiB, mpi::ReduceOp::Max, env.comm());
     if (env.rank() == 0)
@@ -540,7 +469,7 @@ int run(const Arguments& args)
             source->describe().c_str(),
             args.options.steps,
             env.sizeRank(),
-            args.partitioner.c_str(),
+            args.mesh.partitioner.c_str(),
             args.options.inPlace ? "on" : "off"
         );
         std::printf("mesh made: peak resident memory per rank max %.1f MiB\n", readMiB);
@@ -570,7 +499,7 @@ int run(const Arguments& args)
             // collective), after the run's memory was measured
             const std::unique_ptr<heat::MeshSource> whole {
                 dynamic_cast<const heat::GmshMesh*>(source.get()) != nullptr
-                    ? std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(args.mesh))
+                    ? std::make_unique<heat::TriMesh>(heat::TriMesh::readGmsh(args.mesh.file))
                     : nullptr
             };
             const std::vector<double> serial {
@@ -596,28 +525,7 @@ int run(const Arguments& args)
 int main(int argc, char** argv)
 {
     Arguments args;
-    try
-    {
-        const int stop { parse(argc, argv, args) };
-        if (stop >= 0)
-        {
-            return stop;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 2;
-    }
-    mpi::MPIInit init(argc, argv);
-    mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
-    try
-    {
-        return run(args);
-    }
-    catch (const std::exception& e)
-    {
-        std::fprintf(stderr, "%s\n", e.what());
-        return 2;
-    }
+    return heat::exampleMain(
+        argc, argv, [&] { return parse(argc, argv, args); }, [&] { return run(args); }
+    );
 }

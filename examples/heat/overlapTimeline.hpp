@@ -4,6 +4,8 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <chrono>
 #include <span>
 #include <vector>
@@ -28,6 +30,15 @@ struct OverlapSplit
     int hiddenHideable { 0 }; /**< of those, the ones complete when the update ended */
     double peerLate { 0.0 };  /**< seconds from the update's end to the last peer's post, summed */
 };
+
+/**
+ * @brief Collective: the least time of a few exchanges of @p field under @p key started by every
+ * rank of @p ranks together and waited for at once (the exchange alone, without interior work).
+ * The ghosts get the owners' current values: the field does not change.
+ */
+[[nodiscard]] double exchangeAlone(
+    halo::Communicator& comm, const CommKey& key, const Kokkos::View<double*>& field, MPI_Comm ranks
+);
 
 /**
  * @brief The split of one rank's steps, in its clock: step s's interior update ended at

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: MIT
+#include "poissonSolver.hpp"
+
+#include "overlapTimeline.hpp"
+
+#include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/collectives.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace fieldsync::poisson
+{
+
+namespace
+{
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point since)
+{
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex> cells)
+{
+    Kokkos::View<LocalIndex*> view(std::string(name), cells.size());
+    const auto host = Kokkos::create_mirror_view(view);
+    std::copy(cells.begin(), cells.end(), host.data());
+    Kokkos::deep_copy(view, host);
+    return view;
+}
+
+using View = PoissonSolver::View;
+
+/** @brief The local part of (a, b) over the first @p n cells. */
+double localDot(std::size_t n, const View& a, const View& b)
+{
+    double sum { 0.0 };
+    Kokkos::parallel_reduce(
+        "poisson::dot",
+        Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i, double& partial) { partial += a(i) * b(i); },
+        sum
+    );
+    return sum;
+}
+
+/** @brief r = b - r (r held A x), z = D^-1 r: the initial residual, preconditioned. */
+void residual(std::size_t n, const View& b, const View& inverse, const View& r, const View& z)
+{
+    Kokkos::parallel_for(
+        "poisson::residual",
+        Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i) {
+            r(i) = b(i) - r(i);
+            z(i) = inverse(i) * r(i);
+        }
+    );
+}
+
+/** @brief CG's update: x += alpha p, r -= alpha q, z = D^-1 r. */
+void cgUpdate(
+    std::size_t n,
+    double alpha,
+    const View& inverse,
+    const View& p,
+    const View& q,
+    const View& x,
+    const View& r,
+    const View& z
+)
+{
+    Kokkos::parallel_for(
+        "poisson::cgStep",
+        Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i) {
+            x(i) += alpha * p(i);
+            r(i) -= alpha * q(i);
+            z(i) = inverse(i) * r(i);
+        }
+    );
+}
+
+/** @brief p = z + beta p. */
+void direction(std::size_t n, double beta, const View& z, const View& p)
+{
+    Kokkos::parallel_for(
+        "poisson::cgDir",
+        Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i) { p(i) = z(i) + beta * p(i); }
+    );
+}
+
+/** @brief out = D^-1 in. */
+void precondition(std::size_t n, const View& inverse, const View& in, const View& out)
+{
+    Kokkos::parallel_for(
+        "poisson::jacobi",
+        Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const std::size_t i) { out(i) = inverse(i) * in(i); }
+    );
+}
+
+/** @brief The local parts of the pipelined reduction: (r, u), (w, u), (r, r). */
+void pipelinedDots(std::size_t n, const View& r, const View& u, const View& w, double dots[3])
+{
+    dots[0] = localDot(n, r, u);
+    dots[1] = localDot(n, w, u);
+    dots[2] = localDot(n, r, r);
+}
+/** @brief The vectors of pipelined CG's update, in the order pipelinedUpdate() reads them. */
+struct PipelinedVectors
+{
+    View n, m, w, u; /**< A m, D^-1 w, A u, D^-1 r */
+    View z, q, s, p; /**< their recurrences: z = A q, q = D^-1 s, s = A p, p the direction */
+    View x, r;       /**< the solution and the residual */
+};
+
+/**
+ * @brief Pipelined CG's update (Ghysels and Vanroose 2014, algorithm 4), one kernel:
+ * z = n + beta z, q = m + beta q, s = w + beta s, p = u + beta p, x += alpha p, r -= alpha s,
+ * u -= alpha q, w -= alpha z.
+ */
+void pipelinedUpdate(std::size_t count, double alpha, double beta, const PipelinedVectors& v)
+{
+    const PipelinedVectors c { v };
+    Kokkos::parallel_for(
+        "poisson::pipe",
+        Kokkos::RangePolicy<>(0, count),
+        KOKKOS_LAMBDA(const std::size_t i) {
+            c.z(i) = c.n(i) + beta * c.z(i);
+            c.q(i) = c.m(i) + beta * c.q(i);
+            c.s(i) = c.w(i) + beta * c.s(i);
+            c.p(i) = c.u(i) + beta * c.p(i);
+            c.x(i) += alpha * c.p(i);
+            c.r(i) -= alpha * c.s(i);
+            c.u(i) -= alpha * c.q(i);
+            c.w(i) -= alpha * c.z(i);
+        }
+    );
+}
+} // namespace
+
+/** @brief The vectors of one solve (CG uses r, z, p, q; pipelined CG all of them). */
+struct PoissonSolver::Work
+{
+    explicit Work(std::size_t n, bool pipelined)
+        : r("poisson::r", n), z("poisson::z", n), p("poisson::p", n), q("poisson::q", n),
+          u("poisson::u", pipelined ? n : 0), w("poisson::w", pipelined ? n : 0),
+          m("poisson::m", pipelined ? n : 0), nv("poisson::n", pipelined ? n : 0),
+          s("poisson::s", pipelined ? n : 0)
+    {
+    }
+    View b;                          /**< right-hand side */
+    View x;                          /**< solution */
+    View r, z, p, q, u, w, m, nv, s; /**< the Krylov vectors (names as in the papers) */
+};
+
+PoissonSolver::PoissonSolver(const MeshPiece& piece, const HaloLayout& layout, double dt)
+    : nOwned_(layout.nOwned()), nLocal_(layout.nLocal()), dt_(dt),
+      volume_("poisson::volume", layout.nOwned()), diagonal_("poisson::diagonal", layout.nOwned()),
+      inverseDiagonal_("poisson::inverseDiagonal", layout.nOwned()),
+      faceOffsets_("poisson::faceOffsets", layout.nOwned() + 1),
+      faceCell_("poisson::faceCell", piece.faceNeighbours().size()),
+      faceCoefficient_("poisson::faceCoefficient", piece.faceNeighbours().size()),
+      interior_(cellList("poisson::interior", layout.interiorCells())),
+      boundary_(cellList("poisson::boundary", layout.boundaryCells()))
+{
+    FIELDSYNC_CHECK(
+        piece.nCells() == layout.nOwned() && dt > 0.0,
+        "PoissonSolver: the mesh piece has " + std::to_string(piece.nCells()) +
+            " cells, the layout owns " + std::to_string(layout.nOwned()) +
+            ", dt = " + std::to_string(dt)
+    );
+    const auto volume = Kokkos::create_mirror_view(volume_);
+    const auto diagonal = Kokkos::create_mirror_view(diagonal_);
+    const auto inverse = Kokkos::create_mirror_view(inverseDiagonal_);
+    const auto offsets = Kokkos::create_mirror_view(faceOffsets_);
+    const auto faceCell = Kokkos::create_mirror_view(faceCell_);
+    const auto coefficient = Kokkos::create_mirror_view(faceCoefficient_);
+    offsets(0) = 0;
+    for (std::size_t i { 0 }; i < nOwned_; ++i)
+    {
+        // the layout lists a cell's neighbours in the piece's face order, boundary faces left out
+        const std::span<const LocalIndex> local { layout.neighbours(i) };
+        std::size_t next { 0 };
+        volume(i) = piece.volume(i);
+        diagonal(i) = piece.volume(i) / dt;
+        for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
+        {
+            const bool inside { piece.faceNeighbours()[f] >= 0 };
+            faceCell(f) = inside ? local[next++] : LocalIndex { -1 };
+            coefficient(f) = piece.faceCoefficients()[f];
+            diagonal(i) += coefficient(f);
+        }
+        FIELDSYNC_CHECK(
+            next == local.size(),
+            "PoissonSolver: owned cell " + std::to_string(i) + " has " +
+                std::to_string(local.size()) + " neighbours in the layout, " +
+                std::to_string(next) + " inner faces in the mesh piece"
+        );
+        inverse(i) = 1.0 / diagonal(i);
+        offsets(i + 1) = piece.faceOffsets()[i + 1];
+    }
+    Kokkos::deep_copy(volume_, volume);
+    Kokkos::deep_copy(diagonal_, diagonal);
+    Kokkos::deep_copy(inverseDiagonal_, inverse);
+    Kokkos::deep_copy(faceOffsets_, offsets);
+    Kokkos::deep_copy(faceCell_, faceCell);
+    Kokkos::deep_copy(faceCoefficient_, coefficient);
+}
+
+PoissonSolver::View PoissonSolver::vector(std::span<const double> owned) const
+{
+    FIELDSYNC_CHECK(
+        owned.size() == nOwned_,
+        "PoissonSolver::vector: " + std::to_string(owned.size()) + " values for " +
+            std::to_string(nOwned_) + " owned cells"
+    );
+    View v("poisson::vector", nLocal_);
+    const auto host = Kokkos::create_mirror_view(v);
+    std::copy(owned.begin(), owned.end(), host.data());
+    Kokkos::deep_copy(v, host);
+    return v;
+}
+
+PoissonSolver::View PoissonSolver::backwardEulerRhs(std::span<const double> uOld) const
+{
+    View b { vector(uOld) };
+    const auto volume = volume_;
+    const double dt { dt_ };
+    Kokkos::parallel_for(
+        "poisson::rhs",
+        Kokkos::RangePolicy<>(0, nOwned_),
+        KOKKOS_LAMBDA(const std::size_t i) { b(i) *= volume(i) / dt; }
+    );
+    return b;
+}
+
+LocalMatrix PoissonSolver::localMatrix() const
+{
+    const auto diagonal = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, diagonal_);
+    const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceOffsets_);
+    const auto faceCell = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceCell_);
+    const auto coefficient =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace {}, faceCoefficient_);
+    LocalMatrix matrix;
+    for (std::size_t i { 0 }; i < nOwned_; ++i)
+    {
+        matrix.columns.push_back(static_cast<LocalIndex>(i));
+        matrix.values.push_back(diagonal(i));
+        for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
+        {
+            if (faceCell(f) >= 0)
+            {
+                matrix.columns.push_back(faceCell(f));
+                matrix.values.push_back(-coefficient(f));
+            }
+        }
+        matrix.offsets.push_back(matrix.columns.size());
+    }
+    return matrix;
+}
+
+std::vector<double> initialField(const MeshPiece& piece)
+{
+    std::vector<double> u(piece.nCells());
+    for (std::size_t i { 0 }; i < u.size(); ++i)
+    {
+        const heat::Point& c { piece.centroid(i) };
+        const double z { heat::dimension(piece.shape(i)) == 3 ? std::sin(M_PI * c[2]) : 1.0 };
+        u[i] = std::sin(M_PI * c[0]) * std::sin(2.0 * M_PI * c[1]) * z + c[0] * c[1];
+    }
+    return u;
+}
+
+std::vector<double> PoissonSolver::owned(const View& v) const
+{
+    const auto host = Kokkos::create_mirror_view(v);
+    Kokkos::deep_copy(host, v);
+    return std::vector<double>(host.data(), host.data() + nOwned_);
+}
+
+void PoissonSolver::apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y)
+    const
+{
+    const auto diagonal = diagonal_;
+    const auto offsets = faceOffsets_;
+    const auto faceCell = faceCell_;
+    const auto coefficient = faceCoefficient_;
+    Kokkos::parallel_for(
+        "poisson::apply",
+        Kokkos::RangePolicy<>(0, cells.extent(0)),
+        KOKKOS_LAMBDA(const std::size_t k) {
+            const auto i = static_cast<std::size_t>(cells(k));
+            double sum { diagonal(i) * x(i) };
+            for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
+            {
+                const LocalIndex nb { faceCell(f) };
+                sum -= nb >= 0 ? coefficient(f) * x(static_cast<std::size_t>(nb)) : 0.0;
+            }
+            y(i) = sum;
+        }
+    );
+}
+
+bool PoissonSolver::product(
+    halo::Communicator* comm,
+    const CommKey& key,
+    const View& x,
+    const View& y,
+    mpi::ReductionBatch* pending,
+    std::size_t chunk
+)
+{
+    if (comm == nullptr)
+    {
+        apply(interior_, x, y);
+        apply(boundary_, x, y);
+        return false;
+    }
+    // [overlappedProduct]
+    comm->startComm(x, key);
+    const std::size_t n { interior_.extent(0) };
+    const std::size_t step { chunk == 0 ? std::max<std::size_t>(n, 1) : chunk };
+    bool reduced { pending == nullptr };
+    for (std::size_t begin { 0 }; begin < n; begin += step)
+    {
+        const std::pair<std::size_t, std::size_t> range { begin, std::min(n, begin + step) };
+        apply(Kokkos::subview(interior_, range), x, y);
+        if (chunk > 0)
+        {
+            Kokkos::fence(); // a chunk at a time, even where kernels run asynchronously
+        }
+        if (chunk > 0 || !heat::kernelsOnHost) // (one kernel on a device runs meanwhile)
+        {
+            (void)comm->progress(); // the exchange travels while the interior is computed
+            reduced = reduced || pending->test(); // and so does the reduction
+        }
+    }
+    comm->waitComplete(key);
+    comm->finaliseComm(x, key);
+    apply(boundary_, x, y);
+    // [overlappedProduct]
+    return pending != nullptr && reduced;
+}
+
+double PoissonSolver::reductionAlone(mpi::ReductionBatch& batch, MPI_Comm ranks)
+{
+    double best { std::numeric_limits<double>::infinity() };
+    for (int i { 0 }; i < 5; ++i)
+    {
+        mpi::barrier(ranks);
+        const auto t0 = Clock::now();
+        batch.run();
+        best = std::min(best, seconds(t0));
+    }
+    return best;
+}
+
+void PoissonSolver::calibrate(
+    halo::Communicator* comm,
+    const CommKey& key,
+    const View& x,
+    mpi::ReductionBatch& batch,
+    MPI_Comm ranks,
+    bool enabled,
+    SolveStats& stats
+)
+{
+    if (!enabled)
+    {
+        return;
+    }
+    stats.reductionAlone = reductionAlone(batch, ranks);
+    if (comm != nullptr)
+    {
+        stats.exchangeAlone = heat::exchangeAlone(*comm, key, x, ranks);
+        comm->resetStats(); // the loop's waits come from the telemetry
+    }
+}
+
+void PoissonSolver::collect(halo::Communicator* comm, const CommKey& key, SolveStats& stats)
+{
+    if (comm != nullptr && stats.iterations > 0)
+    {
+        const halo::ExchangeStats& exchange { comm->stats(key) };
+        stats.exchanges = static_cast<int>(exchange.exchanges);
+        stats.exchangeWait = exchange.waitSeconds;
+    }
+}
+
+SolveStats PoissonSolver::solve(
+    halo::Communicator* comm,
+    const mpi::MPIEnvironment& env,
+    const View& b,
+    const View& x,
+    const SolveOptions& options
+)
+{
+    FIELDSYNC_CHECK(
+        b.extent(0) == nLocal_ && x.extent(0) == nLocal_,
+        "PoissonSolver::solve: b has " + std::to_string(b.extent(0)) + " cells, x " +
+            std::to_string(x.extent(0)) + ", the layout " + std::to_string(nLocal_)
+    );
+    Work v(nLocal_, options.method == Method::PipelinedCg);
+    v.b = b;
+    v.x = x;
+    SolveStats stats;
+    if (options.method == Method::Cg)
+    {
+        cg(comm, env.comm(), v, options, stats);
+    }
+    else
+    {
+        pipelinedCg(comm, env.comm(), v, options, stats);
+    }
+    return stats;
+}
+
+void PoissonSolver::cg(
+    halo::Communicator* comm,
+    MPI_Comm ranks,
+    Work& v,
+    const SolveOptions& options,
+    SolveStats& stats
+)
+{
+    const std::size_t n { nOwned_ };
+    const std::size_t chunk { options.progressChunk };
+    // r = b - A x, z = D^-1 r, p = z
+    product(comm, CommKey { "poisson::x" }, v.x, v.r, nullptr, chunk);
+    residual(n, v.b, inverseDiagonal_, v.r, v.z);
+    Kokkos::deep_copy(v.p, v.z);
+    double delta { 0.0 }; // (p, A p)
+    double gamma { 0.0 }; // (r, z)
+    double rr { 0.0 };    // (r, r)
+    double bb { localDot(n, v.b, v.b) };
+    mpi::ReductionBatch curvature(ranks);
+    curvature.add(delta, mpi::ReduceOp::Sum);
+    mpi::ReductionBatch residuals(ranks);
+    residuals.add(gamma, mpi::ReduceOp::Sum).add(rr, mpi::ReduceOp::Sum);
+    const CommKey key { "poisson::p" };
+    calibrate(comm, key, v.p, residuals, ranks, options.calibrate, stats);
+    mpi::ReductionBatch(ranks).add(bb, mpi::ReduceOp::Sum).run();
+    gamma = localDot(n, v.r, v.z);
+    rr = localDot(n, v.r, v.r);
+    residuals.run();
+    const double norm { std::sqrt(bb) > 0.0 ? std::sqrt(bb) : 1.0 };
+    stats.history.push_back(std::sqrt(rr) / norm);
+    const auto start = Clock::now();
+    while (stats.history.back() > options.tolerance && stats.iterations < options.maxIterations)
+    {
+        product(comm, key, v.p, v.q, nullptr, chunk); // q = A p
+        delta = localDot(n, v.p, v.q);
+        auto t0 = Clock::now();
+        curvature.run();
+        stats.reductionWait += seconds(t0);
+        const double alpha { gamma / delta };
+        const double gammaOld { gamma };
+        cgUpdate(n, alpha, inverseDiagonal_, v.p, v.q, v.x, v.r, v.z);
+        gamma = localDot(n, v.r, v.z);
+        rr = localDot(n, v.r, v.r);
+        t0 = Clock::now();
+        residuals.run();
+        stats.reductionWait += seconds(t0);
+        stats.reductions += 2;
+        ++stats.iterations;
+        stats.history.push_back(std::sqrt(rr) / norm);
+        direction(n, gamma / gammaOld, v.z, v.p);
+    }
+    Kokkos::fence();
+    stats.seconds = seconds(start);
+    stats.converged = stats.history.back() <= options.tolerance;
+    collect(comm, key, stats);
+}
+
+void PoissonSolver::pipelinedCg(
+    halo::Communicator* comm,
+    MPI_Comm ranks,
+    Work& v,
+    const SolveOptions& options,
+    SolveStats& stats
+)
+{
+    const std::size_t n { nOwned_ };
+    const std::size_t chunk { options.progressChunk };
+    // r = b - A x, u = D^-1 r, w = A u
+    product(comm, CommKey { "poisson::x" }, v.x, v.r, nullptr, chunk);
+    residual(n, v.b, inverseDiagonal_, v.r, v.u);
+    product(comm, CommKey { "poisson::u" }, v.u, v.w, nullptr, chunk);
+    double dots[3] {}; // (r, u), (w, u), (r, r): one fused reduction per iteration
+    double bb { localDot(n, v.b, v.b) };
+    mpi::ReductionBatch batch(ranks);
+    batch.add(dots[0], mpi::ReduceOp::Sum)
+        .add(dots[1], mpi::ReduceOp::Sum)
+        .add(dots[2], mpi::ReduceOp::Sum);
+    const CommKey key { "poisson::m" };
+    calibrate(comm, key, v.m, batch, ranks, options.calibrate, stats);
+    mpi::ReductionBatch(ranks).add(bb, mpi::ReduceOp::Sum).run();
+    const double norm { std::sqrt(bb) > 0.0 ? std::sqrt(bb) : 1.0 };
+    double alpha { 0.0 };
+    double gammaOld { 0.0 };
+    const auto start = Clock::now();
+    for (int i { 0 };; ++i)
+    {
+        // [pipelinedIteration]
+        pipelinedDots(n, v.r, v.u, v.w, dots);
+        batch.start();                               // the reduction travels ...
+        precondition(n, inverseDiagonal_, v.w, v.m); // m = D^-1 w
+        const bool reduced { product(comm, key, v.m, v.nv, &batch, chunk) }; // ... n = A m
+        const auto t0 = Clock::now();
+        if (!reduced)
+        {
+            batch.wait();
+        }
+        stats.reductionWait += seconds(t0);
+        ++stats.reductions;
+        stats.history.push_back(std::sqrt(dots[2]) / norm);
+        if (stats.history.back() <= options.tolerance || i >= options.maxIterations)
+        {
+            break;
+        }
+        const double gamma { dots[0] };
+        const double beta { i > 0 ? gamma / gammaOld : 0.0 };
+        alpha = i > 0 ? gamma / (dots[1] - beta * gamma / alpha) : gamma / dots[1];
+        gammaOld = gamma;
+        pipelinedUpdate(n, alpha, beta, { v.nv, v.m, v.w, v.u, v.z, v.q, v.s, v.p, v.x, v.r });
+        ++stats.iterations;
+        // [pipelinedIteration]
+    }
+    Kokkos::fence();
+    stats.seconds = seconds(start);
+    stats.converged = stats.history.back() <= options.tolerance;
+    collect(comm, key, stats);
+}
+
+} // namespace fieldsync::poisson

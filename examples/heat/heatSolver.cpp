@@ -543,15 +543,14 @@ struct RankState
 
 #if FIELDSYNC_HAVE_ZOLTAN
 /**
- * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u
- * and the mesh piece's rows (the geometry moves with its cells, bitwise, instead of being made
- * again), rebuilds the layout, the Communicator and the solver's halo-dependent numbering, and
- * prints the report
+ * @brief Collective: rebalances for the load at time fraction @p when with Zoltan, migrates u,
+ * rebuilds the layout, the Communicator, the mesh piece and the solver, and prints the report
  * (rank 0) with the compute imbalance @p measured that triggered it. Returns what it cost
  * (seconds: partition, migration and both rebuilds, each the slowest rank's).
  */
 double rebalance(
     const mpi::MPIEnvironment& env,
+    const MeshSource& source,
     const HeatOptions& options,
     double when,
     double measured,
@@ -577,18 +576,7 @@ double rebalance(
     const auto start = Clock::now();
     result.layout = std::move(moved.layout);
     state.comm = std::move(moved.communicator);
-    std::vector<PieceRow> rows(result.piece.nCells());
-    for (std::size_t i { 0 }; i < rows.size(); ++i)
-    {
-        rows[i] = result.piece.row(i);
-    }
-    std::vector<PieceRow> arrived(moved.migration.nNewOwned());
-    moved.migration.moveRows(
-        std::as_bytes(std::span<const PieceRow>(rows)),
-        sizeof(PieceRow),
-        std::as_writable_bytes(std::span<PieceRow>(arrived))
-    );
-    result.piece = MeshPiece(arrived);
+    result.piece = source.piece(result.layout.globalIds().first(result.layout.nOwned()));
     state.solver = std::make_unique<HeatSolver>(result.piece, result.layout);
     state.solver->setOwned(u);
     double setUp { seconds(start) };
@@ -599,7 +587,7 @@ double rebalance(
         std::printf(
             "  rebalance (%s): compute imbalance %.3f; sub-step weight %.3f; weight imbalance %.3f "
             "-> %.3f; %lld cells moved; partition %.4f s, migration %.4f s, rebuild halo %.4f s "
-            "+ mesh piece and solver %.4f s\n",
+            "+ solver %.4f s\n",
             partition::toString(options.load.method).c_str(),
             measured,
             subStepWeight,
@@ -673,6 +661,7 @@ void printInterval(
  */
 HeatStats runIntervals(
     const mpi::MPIEnvironment& env,
+    const MeshSource& source,
     const HeatOptions& options,
     double setUpSeconds,
     DistributedRun& result,
@@ -739,7 +728,7 @@ HeatStats runIntervals(
 #if FIELDSYNC_HAVE_ZOLTAN
             const double next { (first - 1 + part.steps + 0.5 * every) / options.steps };
             paid = rebalance(
-                env, options, std::min(next, 1.0), imbalance, model.weight(), result, state
+                env, source, options, std::min(next, 1.0), imbalance, model.weight(), result, state
             );
             trigger.rebalanced(paid);
             total.total += paid;
@@ -747,6 +736,7 @@ HeatStats runIntervals(
             slowestBefore = perStep;
             ++result.rebalances;
 #else
+            (void)source;
             throw Error("fieldsync-heat: rebalancing needs Zoltan (FIELDSYNC_WITH_ZOLTAN=OFF)");
 #endif
         }
@@ -772,7 +762,7 @@ DistributedRun solveDistributed(
     double dt { state.solver->localStableTimeStep() };
     mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
-    result.stats = runIntervals(env, options, setUp, result, state);
+    result.stats = runIntervals(env, source, options, setUp, result, state);
     partitionQuality(env, result); // of the final partition (after any rebalancing)
     if (!options.statsFile.empty())
     {

@@ -295,56 +295,6 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
     }
 }
 
-MeshPiece::MeshPiece(std::span<const PieceRow> rows)
-{
-    for (const PieceRow& r : rows)
-    {
-        FIELDSYNC_CHECK(
-            ids_.empty() || ids_.back() < r.id,
-            "MeshPiece: row of cell " + std::to_string(r.id) + " after cell " +
-                std::to_string(ids_.empty() ? -1 : ids_.back()) + " (ids must ascend)"
-        );
-        ids_.push_back(r.id);
-        shapes_.push_back(r.shape);
-        volume_.push_back(r.volume);
-        centroid_.push_back(r.centroid);
-        const auto nFaces { static_cast<std::size_t>(faceCount(r.shape)) };
-        faceNeighbour_.insert(
-            faceNeighbour_.end(), r.faceNeighbours.begin(), r.faceNeighbours.begin() + nFaces
-        );
-        faceCoefficient_.insert(
-            faceCoefficient_.end(), r.faceCoefficients.begin(), r.faceCoefficients.begin() + nFaces
-        );
-        faceOffsets_.push_back(faceNeighbour_.size());
-        const auto nNodes { static_cast<std::size_t>(nodeCount(r.shape)) };
-        nodes_.insert(nodes_.end(), r.nodes.begin(), r.nodes.begin() + nNodes);
-        points_.insert(points_.end(), r.points.begin(), r.points.begin() + nNodes);
-        nodeOffsets_.push_back(nodes_.size());
-    }
-}
-
-PieceRow MeshPiece::row(std::size_t i) const
-{
-    PieceRow r { ids_[i], shapes_[i], volume_[i], centroid_[i], {}, {}, {}, {} };
-    const auto faceBegin { static_cast<std::ptrdiff_t>(faceOffsets_[i]) };
-    const auto faceEnd { static_cast<std::ptrdiff_t>(faceOffsets_[i + 1]) };
-    std::copy(
-        faceNeighbour_.begin() + faceBegin,
-        faceNeighbour_.begin() + faceEnd,
-        r.faceNeighbours.begin()
-    );
-    std::copy(
-        faceCoefficient_.begin() + faceBegin,
-        faceCoefficient_.begin() + faceEnd,
-        r.faceCoefficients.begin()
-    );
-    const std::span<const std::int64_t> n { nodes(i) };
-    const std::span<const Point> p { points(i) };
-    std::copy(n.begin(), n.end(), r.nodes.begin());
-    std::copy(p.begin(), p.end(), r.points.begin());
-    return r;
-}
-
 CellGraph MeshPiece::graph() const
 {
     std::vector<std::size_t> offsets { 0 };

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <type_traits>
 #include <vector>
 
 namespace fieldsync::heat
@@ -52,25 +51,6 @@ struct PatchCell
 };
 
 /**
- * @brief Everything a MeshPiece holds of one cell, in one fixed-size, trivially copyable row:
- * what moves with a cell when the cells migrate to new owners (partition::Migration), so the
- * geometry is moved, bitwise, not computed again. Faces and nodes beyond faceCount(shape) and
- * nodeCount(shape) are unused.
- */
-struct PieceRow
-{
-    GlobalIndex id { 0 };                         /**< global cell id */
-    CellShape shape { CellShape::Triangle };      /**< shape */
-    double volume { 0 };                          /**< volume (area in 2-D) */
-    Point centroid {};                            /**< centroid */
-    std::array<GlobalIndex, 6> faceNeighbours {}; /**< neighbour per face or -1 */
-    std::array<double, 6> faceCoefficients {};    /**< |face| / distance per face */
-    std::array<std::int64_t, 8> nodes {};         /**< global node ids */
-    std::array<Point, 8> points {};               /**< node coordinates */
-};
-static_assert(std::is_trivially_copyable_v<PieceRow>, "PieceRow moves as bytes");
-
-/**
  * @brief Some cells of a mesh (one rank's, or all of them) with the finite-volume geometry the
  * heat solver needs: volume (area in 2-D), centroid, and per face, in the shape's fixed face
  * order, the neighbour's global id (-1 on the boundary) and the diffusion coefficient
@@ -94,16 +74,6 @@ public:
      * of zero volume.
      */
     MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalIndex> ownedIds);
-
-    /**
-     * @brief The cells of @p rows (ascending id), as row() gave them: a piece whose cells
-     * migrated.
-     * @throws Error when the ids are not ascending.
-     */
-    explicit MeshPiece(std::span<const PieceRow> rows);
-
-    /** @brief Everything this piece holds of cell @p i, as one row. */
-    [[nodiscard]] PieceRow row(std::size_t i) const;
 
     /** @brief Number of cells kept. */
     [[nodiscard]] std::size_t nCells() const noexcept { return ids_.size(); }

@@ -8,8 +8,10 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <string_view>
 
 #include <mpi.h>
@@ -20,10 +22,11 @@ namespace fieldsync::mpi::detail
 /** @brief The tags reserved for protocols that need one fixed tag on a private duplicate. */
 enum class ReservedTag
 {
-    CheckArrival, /**< check mode's arrival notices before a collective */
-    SetUpArrival, /**< the set-up agreement's arrival notices */
-    SetUpAbandon, /**< "I gave up set-up agreement N" notices */
-    Count         /**< how many */
+    CheckArrival,   /**< check mode's arrival notices before a collective */
+    SetUpArrival,   /**< the set-up agreement's arrival notices */
+    SetUpAbandon,   /**< "I gave up set-up agreement N" notices */
+    MatchIdArrival, /**< arrival notices of the agreement on a new CallOptions::matchId */
+    Count           /**< how many */
 };
 
 /** @brief The private duplicate of one communicator and the state of its tag allocator. */
@@ -35,6 +38,8 @@ struct PrivateComm
     int tagUpperBound { 0 };           /**< MPI_TAG_UB of comm */
     std::uint32_t nextSequenced { 0 }; /**< the next tag takeTags hands out */
     std::uint64_t nextWindow { 1 };    /**< the Communicator window this rank bids next */
+    /** the private duplicates of the CallOptions::matchId ids used so far (by MatchId::shown) */
+    std::map<std::string, std::shared_ptr<PrivateComm>, std::less<>> byMatchId;
 
     PrivateComm() = default;
     PrivateComm(const PrivateComm&) = delete;
@@ -54,6 +59,14 @@ struct PrivateComm
  */
 [[nodiscard]] const std::shared_ptr<PrivateComm>&
 privateCommOf(MPI_Comm comm, const std::source_location& where);
+
+/**
+ * @brief Collective over @p comm: a new private duplicate of @p comm, made with MPI_Comm_idup
+ * through the one wait, that is its own private duplicate (privateCommOf of its communicator
+ * returns it, with a tag allocator of its own); owned, so freed when the handle goes.
+ */
+[[nodiscard]] std::shared_ptr<PrivateComm>
+newPrivateDuplicate(MPI_Comm comm, const std::source_location& where);
 
 /**
  * @brief Completes the MPI_Comm_idup @p making of @p made through the one wait (named @p kind

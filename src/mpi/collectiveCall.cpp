@@ -390,6 +390,11 @@ Request run(Call& call)
         std::string(call.name) + ": the communicator is MPI_COMM_NULL",
         call.where
     );
+    if (call.matchId != nullptr)
+    {
+        // matched by id: the call runs on the id's private duplicate (made on its first use)
+        call.comm = matchedComm(call.comm, *call.matchId, call.name, call.where);
+    }
     if (call.blocking)
     {
         // A blocking call completes before it returns: its state lives on the stack, so a

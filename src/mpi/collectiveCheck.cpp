@@ -34,6 +34,7 @@ enum Field : std::size_t
     AlgoField,  /**< Algorithm (Native or one of fieldsync's own): ranks on different ones hang */
     Count,      /**< the count every rank must pass, -1 when the operation has none */
     CountsHash, /**< hash of a counts vector every rank must pass alike, 0 when none */
+    IdHash,     /**< hash of CallOptions::matchId, 0 when none */
     Own,        /**< V operations: the count this rank sends (gatherV) or receives (scatterV) */
     FieldCount
 };
@@ -130,6 +131,8 @@ Signature signatureOf(const Engine& e, bool localError)
     s[AlgoField] = static_cast<std::int64_t>(c.algorithm);
     s[Count] = agreedCount(e);
     s[CountsHash] = sameCounts ? hashOf(c.recvCounts) : 0;
+    s[IdHash] =
+        c.matchId != nullptr ? hashOf(c.matchId->shown().data(), c.matchId->shown().size()) | 1 : 0;
     s[Own] = ownCount(e);
     return s;
 }
@@ -171,6 +174,8 @@ const char* fieldName(Field field)
         return "algorithms (CallOptions::algorithm)";
     case Count:
         return "counts";
+    case IdHash:
+        return "matchIds (CallOptions::matchId)";
     default:
         return "recvCounts";
     }
@@ -215,7 +220,9 @@ std::string disagreement(const std::vector<Signature>& all, std::size_t referenc
     const auto passed = [&](std::size_t r, const char* hashed)
     {
         text.append(" rank ").append(std::to_string(r)).append(" passed ");
-        text.append(field == CountsHash ? std::string(hashed) : shown(field, all[r]));
+        text.append(
+            field == CountsHash || field == IdHash ? std::string(hashed) : shown(field, all[r])
+        );
     };
     std::size_t listed { 0 };
     for (std::size_t r = 0; r < all.size(); ++r)

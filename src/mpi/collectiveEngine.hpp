@@ -104,11 +104,13 @@ public:
     [[nodiscard]] bool agreed() const { return agreed_; }
 
     /** The last step before MPI: in check mode, agrees with the other ranks (once); free when
-     * check mode is off. @p localFailure, when set, is this rank's failed own check. */
+     * check mode is off. @p localFailure, when set, is this rank's failed own check. A
+     * non-blocking call with a matchId is not agreed: the agreement waits for the peers, and
+     * the ranks may start the calls of different ids in different orders. */
     void agreeWithPeers(const std::exception_ptr& localFailure = nullptr)
     {
         static const bool on = checkMode(); // read once: one predictable branch per call
-        if (on && !agreed_)
+        if (on && !agreed_ && (call_.blocking || call_.matchId == nullptr))
         {
             agreed_ = true;
             checkAgreement(*this, localFailure);

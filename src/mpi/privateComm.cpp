@@ -135,6 +135,15 @@ const std::shared_ptr<PrivateComm>& privateCommOf(MPI_Comm comm, const std::sour
     return handle;
 }
 
+std::shared_ptr<PrivateComm> newPrivateDuplicate(MPI_Comm comm, const std::source_location& where)
+{
+    auto made = std::make_shared<PrivateComm>();
+    made->owned = true;
+    FIELDSYNC_MPI_AT(MPI_Comm_idup(comm, &made->comm, &made->making), where);
+    finishMaking(made, where);
+    return made;
+}
+
 void makePrivateComm(MPI_Comm comm, const std::source_location& where)
 {
     void* value { nullptr };

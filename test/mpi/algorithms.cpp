@@ -76,7 +76,7 @@ struct Way
 /** The options of one call. */
 fm::CallOptions<> options(const Way& way, fm::Algorithm algorithm)
 {
-    return fm::CallOptions<> { way.staging, {}, algorithm };
+    return fm::CallOptions<> { .staging = way.staging, .algorithm = algorithm };
 }
 
 /** allReduce by @p algorithm: the sum over ranks of f(r, i), and the Native result. */
@@ -486,7 +486,7 @@ TEST_CASE("an algorithm that does not apply is an Error naming both", "[algorith
     std::vector<double> recv(p, 0.0);
     const auto with = [](fm::Algorithm a)
     {
-        return fm::CallOptions<> { fm::Staging::Auto, {}, a };
+        return fm::CallOptions<> { .algorithm = a };
     };
     expectError(
         [&] { fm::allToAll(send, recv, MPI_COMM_WORLD, with(fm::Algorithm::Ring)); },

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fieldsync/mpi/algorithm.hpp"
+#include "fieldsync/mpi/matchId.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 
 namespace fieldsync::mpi
@@ -24,6 +25,16 @@ struct ViewExecutionSpace
  * fenced before the memory goes to MPI, and staging copies are enqueued on it.
  * `{.algorithm = Algorithm::Ring}` runs the collective with one of fieldsync's own algorithms
  * instead of the MPI library's (doc/algorithms.md).
+ *
+ * `{.matchId = "residual U"}` (a name or an integer) matches the call with the calls of the same
+ * id on the other ranks, whatever the order of the calls with other ids (doc/collectives.md,
+ * "Calls matched by id"); calls without an id keep MPI's rule: every rank makes them in the same
+ * order. The first call with an id on a communicator is collective over the communicator (it
+ * makes the id's private duplicate): every rank makes its first call with each id at the same
+ * point of its other collectives on that communicator. A blocking call with an id still waits
+ * for the calls of its own id on the other ranks: it can run while calls with other ids are in
+ * flight (started on the other ranks in another order), but it cannot wait for a call that the
+ * other ranks start only after their own blocking call with another id returns.
  */
 template<typename ExecutionSpace = ViewExecutionSpace>
 struct CallOptions
@@ -31,6 +42,7 @@ struct CallOptions
     Staging staging { Staging::Auto };         /**< Auto: direct where MPI can reach the memory */
     ExecutionSpace exec {};                    /**< instance to fence and to stage on */
     Algorithm algorithm { Algorithm::Native }; /**< Native: the MPI library's collective */
+    MatchId matchId {};                        /**< none: matched by call order */
 };
 
 /** @brief Options naming the execution space instance @p exec (and optionally a staging mode). */
@@ -38,7 +50,7 @@ template<typename ExecutionSpace>
 [[nodiscard]] CallOptions<ExecutionSpace>
 withExecutionSpace(const ExecutionSpace& exec, Staging staging = Staging::Auto)
 {
-    return CallOptions<ExecutionSpace> { staging, exec, Algorithm::Native };
+    return CallOptions<ExecutionSpace> { .staging = staging, .exec = exec };
 }
 
 /**

@@ -4,6 +4,7 @@
 #include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/detail/keptAllocation.hpp"
+#include "fieldsync/mpi/matchId.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
 
@@ -143,6 +144,7 @@ struct Call
     MPI_Comm comm { MPI_COMM_NULL };           /**< communicator */
     bool blocking { true };                    /**< blocking call or i-variant */
     Algorithm algorithm { Algorithm::Native }; /**< the MPI library's, or one of fieldsync's */
+    const MatchId* matchId { nullptr };        /**< CallOptions::matchId, null when none */
     std::source_location where {};             /**< the user's call site */
 };
 

@@ -404,6 +404,7 @@ Request submit(
     call.comm = comm;
     call.blocking = blocking;
     call.algorithm = options.algorithm;
+    call.matchId = options.matchId.empty() ? nullptr : &options.matchId;
     call.where = where;
     return run(call);
 }

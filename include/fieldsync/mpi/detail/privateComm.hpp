@@ -8,8 +8,10 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <source_location>
+#include <string>
 #include <string_view>
 
 #include <mpi.h>
@@ -20,10 +22,11 @@ namespace fieldsync::mpi::detail
 /** @brief The tags reserved for protocols that need one fixed tag on a private duplicate. */
 enum class ReservedTag
 {
-    CheckArrival, /**< check mode's arrival notices before a collective */
-    SetUpArrival, /**< the set-up agreement's arrival notices */
-    SetUpAbandon, /**< "I gave up set-up agreement N" notices */
-    Count         /**< how many */
+    CheckArrival,   /**< check mode's arrival notices before a collective */
+    SetUpArrival,   /**< the set-up agreement's arrival notices */
+    SetUpAbandon,   /**< "I gave up set-up agreement N" notices */
+    MatchIdArrival, /**< arrival notices of the agreement on a new CallOptions::matchId */
+    Count           /**< how many */
 };
 
 /** @brief The private duplicate of one communicator and the state of its tag allocator. */
@@ -38,6 +41,8 @@ struct PrivateComm
     /** @brief Not owning: what the duplicate's own attribute points to (it is its own private
      * duplicate). */
     std::shared_ptr<PrivateComm> self;
+    /** the private duplicates of the CallOptions::matchId ids used so far (by MatchId::shown) */
+    std::map<std::string, std::shared_ptr<PrivateComm>, std::less<>> byMatchId;
 
     PrivateComm() = default;
     PrivateComm(const PrivateComm&) = delete;
@@ -57,6 +62,14 @@ struct PrivateComm
  */
 [[nodiscard]] const std::shared_ptr<PrivateComm>&
 privateCommOf(MPI_Comm comm, const std::source_location& where);
+
+/**
+ * @brief Collective over @p comm: a new private duplicate of @p comm, made with MPI_Comm_idup
+ * through the one wait, that is its own private duplicate (privateCommOf of its communicator
+ * returns it, with a tag allocator of its own); owned, so freed when the handle goes.
+ */
+[[nodiscard]] std::shared_ptr<PrivateComm>
+newPrivateDuplicate(MPI_Comm comm, const std::source_location& where);
 
 /**
  * @brief Completes the MPI_Comm_idup @p making of @p made through the one wait (its report

@@ -77,8 +77,10 @@ CommunicatorState::CommunicatorState(
           where,
           checked
       ),
-      policy_(context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment()),
-      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
+      options_ { .policy = context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment(),
+                 .tsc = telemetryClock().tsc,
+                 .profiling = ProfilingRegion::toolLoaded() },
+      id_(context.id)
 {
     setUpNotices();
 }
@@ -268,7 +270,7 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
 [[gnu::hot]] std::int64_t
 CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
-    const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::wait");
     const auto startTime = stamp();
     noticed_ = false;
     try
@@ -554,28 +556,28 @@ void Communicator::waitByField(const void* data, const std::source_location& whe
 
 void Communicator::setWaitPolicy(mpi::WaitPolicy policy)
 {
-    state(std::source_location::current()).policy_ = policy;
+    state(std::source_location::current()).options_.policy = policy;
 }
 
 void Communicator::setPersistent(bool persistent)
 {
-    state(std::source_location::current()).persistentFrom_ =
-        persistent ? 0 : CommunicatorState::noPersistent;
+    state(std::source_location::current()).options_.persistentFrom =
+        persistent ? 0 : ExchangeOptions::noPersistent;
 }
 
 void Communicator::setStaging(mpi::Staging staging)
 {
-    state(std::source_location::current()).staging_ = staging;
+    state(std::source_location::current()).options_.staging = staging;
 }
 
 void Communicator::setInPlace(bool inPlace)
 {
-    state(std::source_location::current()).inPlace_ = inPlace;
+    state(std::source_location::current()).options_.inPlace = inPlace;
 }
 
 void Communicator::setTiming(bool timing)
 {
-    state(std::source_location::current()).timing_ = timing;
+    state(std::source_location::current()).options_.timing = timing;
 }
 
 const mpi::MPIEnvironment& Communicator::environment() const

@@ -6,6 +6,7 @@
 #include "checkMailbox.hpp"
 #include "exchange.hpp"
 #include "exchangeContext.hpp"
+#include "exchangeOptions.hpp"
 #include "noticeBox.hpp"
 #include "pattern.hpp"
 
@@ -336,9 +337,12 @@ public:
     /** @brief The keys in flight, for messages. */
     std::string describeInFlight() const;
     /** @brief The wait policy in force. */
-    const mpi::WaitPolicy& policy() const noexcept { return policy_; }
+    const mpi::WaitPolicy& policy() const noexcept { return options_.policy; }
     /** @brief A telemetry stamp (0 when timing is off). */
-    std::int64_t stamp() const noexcept { return timing_ ? telemetryTicks(tsc_) : 0; }
+    std::int64_t stamp() const noexcept
+    {
+        return options_.timing ? telemetryTicks(options_.tsc) : 0;
+    }
     /**
      * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
      * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
@@ -357,14 +361,9 @@ public:
     Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
     std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
     BufferPool pool_;                    /**< the buffers (destroyed first: cancels) */
-    mpi::WaitPolicy policy_; /**< the environment's at construction, or setWaitPolicy's */
-    static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
-    std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
-    mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
-    bool inPlace_ { true };                       /**< in-place contiguous neighbours */
-    bool timing_ { true };                        /**< telemetry reads the clock */
-    bool committed_ { false };                    /**< commit() ran */
-    BackEnd backEnd_ { BackEnd::PointToPoint };   /**< the back end in use */
+    ExchangeOptions options_;            /**< the knobs */
+    bool committed_ { false };           /**< commit() ran */
+    BackEnd backEnd_ { BackEnd::PointToPoint }; /**< the back end in use */
     /** @brief The neighbourhood back ends' state, made at commit only when one is chosen. */
     struct NeighbourGraphs
     {
@@ -379,13 +378,11 @@ public:
         std::vector<Binding> bound; /**< per pool entry (persistent back end) */
     };
     std::unique_ptr<NeighbourGraphs> graphs_; /**< null on the point-to-point back end */
-    bool tsc_ { false };                      /**< stamps read the time-stamp counter */
-    bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
-    bool check_ { false };     /**< check mode (CommitOptions::check) */
-    CheckMailbox mailbox_;     /**< check mode: headers no exchange took yet */
-    std::uint64_t id_ { 0 };   /**< this Communicator, the same on every rank */
-    NoticeBox notices_;        /**< notices sent and received */
-    bool noticed_ { false };   /**< the Error in flight came from a notice */
+    bool check_ { false };                    /**< check mode (CommitOptions::check) */
+    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
+    std::uint64_t id_ { 0 };                  /**< this Communicator, the same on every rank */
+    NoticeBox notices_;                       /**< notices sent and received */
+    bool noticed_ { false };                  /**< the Error in flight came from a notice */
     /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
     struct Failure
     {

@@ -117,7 +117,7 @@ CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse,
 [[gnu::always_inline]] inline void
 CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
-    const ProfilingRegion region(profiling_, "fieldsync::halo::post");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::post");
     const auto startTime = stamp();
     Exchange& exchange = begin(key, reverse);
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
@@ -265,8 +265,10 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     try
     {
         buffer.setTag(exchange.tag);
-        buffer.setPersistent(pattern_.maxCells() * stride * fields.valueSize() >= persistentFrom_);
-        buffer.setStaging(fields.space().useStaging(staging_));
+        buffer.setPersistent(
+            pattern_.maxCells() * stride * fields.valueSize() >= options_.persistentFrom
+        );
+        buffer.setStaging(fields.space().useStaging(options_.staging));
         installBackEnd(exchange, buffer); // after the staging: where the messages lie
         buffer.setWaitPolicy(policy());
         buffer.initComm(
@@ -289,7 +291,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
 )
 {
     const FieldShape& shape = exchange.fields[0];
-    if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() ||
+    if (!options_.inPlace || fields.count() != 1 || buffer.sendHalf().staging() ||
         !shape.rowsContiguous() || neighbourhood())
     {
         return;
@@ -333,7 +335,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
         fields.fence(); // MPI reads the field in place: the field's kernels must be done
         return 0.0;
     }
-    const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::pack");
     const auto packStart = stamp();
     const Pattern::MapRuns& both = pattern_.mapRuns();
     const IndexArrays& arrays = pattern_.indices(fields.space(), fields.packsByRuns());
@@ -412,7 +414,7 @@ void CommunicatorState::abandon(
     }
     bool unpacked { false };
     {
-        const ProfilingRegion region(profiling_, "fieldsync::halo::unpack");
+        const ProfilingRegion region(options_.profiling, "fieldsync::halo::unpack");
         unpacked = unpackReceives(exchange, buffer, fields);
     }
     buffer.finaliseComm(where);

@@ -58,44 +58,12 @@ void putSite(char (&out)[N], const std::source_location& where)
     putText(out, where.file_name(), std::string_view(line, static_cast<std::size_t>(length)));
 }
 
-/** @brief FNV-1a (64 bit) over the global ids (or, without ids, the indices) of @p cells. */
-std::uint64_t cellsHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
-{
-    std::uint64_t hash { 0xcbf29ce484222325ULL };
-    for (const LocalIndex cell : cells)
-    {
-        const auto value = static_cast<std::uint64_t>(
-            ids.empty() ? static_cast<std::int64_t>(cell) : ids[static_cast<std::size_t>(cell)]
-        );
-        hash = (hash ^ value) * 0x100000001b3ULL;
-    }
-    return hash;
-}
-
-/** @brief The hash of each neighbour's list of @p map. */
-std::vector<std::uint64_t>
-hashesOf(const RankSimplexCommMap& map, std::span<const std::int64_t> ids)
-{
-    std::vector<std::uint64_t> hashes(map.neighbourCount());
-    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
-    {
-        hashes[k] = cellsHash(
-            map.indices().subspan(map.offsets()[k], map.offsets()[k + 1] - map.offsets()[k]), ids
-        );
-    }
-    return hashes;
-}
 } // namespace
 
 void CommunicatorState::setUpCheck(const CommitOptions& options)
 {
     check_ = options.check.value_or(checkMode());
-    globalIds_ = !options.globalIds.empty();
-    if (check_)
-    {
-        cells_ = std::make_unique<CellHashes>(CellHashes {
-            hashesOf(sendMap_, options.globalIds), hashesOf(receiveMap_, options.globalIds) });
-    }
+    pattern_.hashCells(options, check_);
 }
 
 void CommunicatorState::checkedSends(
@@ -119,11 +87,11 @@ void CommunicatorState::checkedSends(
     mine.type = fnv1a32(type); // the mangled name: the same on every rank of one build
     mine.cellBytes = stride * fields.valueSize();
     mine.tag = backEnd_ == BackEnd::PointToPoint ? exchange.tag : -1;
-    mine.globalIds = globalIds_ ? 1 : 0;
+    mine.globalIds = pattern_.globalIds() ? 1 : 0;
     putText(mine.keyName, exchange.key.name(), exchange.reverse ? " (reverse)" : "");
     putSite(mine.site, where);
     putText(mine.typeName, type);
-    check.seal(buffer.sendHalf(), exchange.reverse ? cells_->receive : cells_->send);
+    check.seal(buffer.sendHalf(), pattern_.sendHashes(exchange.reverse));
     buffer.startSends(where);
     check.post(buffer.receiveHalf(), env_.comm(), tags_.check(), where);
 }
@@ -139,7 +107,7 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
             return false; // headers first: they are compared before any data wait
         }
         const std::string error = check.compare(
-            buffer.receiveHalf(), exchange.reverse ? cells_->send : cells_->receive, env_.rank()
+            buffer.receiveHalf(), pattern_.receiveHashes(exchange.reverse), env_.rank()
         );
         if (!error.empty())
         {

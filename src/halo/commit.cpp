@@ -290,7 +290,9 @@ void CommunicatorState::commit(
 )
 {
     FIELDSYNC_CHECK_AT(!committed_, "Communicator::commit: already committed", where);
-    const std::string idsError { globalIdsError(sendMap_, receiveMap_, options) };
+    const std::string idsError {
+        globalIdsError(pattern_.sendMap(), pattern_.receiveMap(), options)
+    };
     FIELDSYNC_CHECK_AT(idsError.empty(), idsError, where);
     if (!checked)
     {
@@ -317,14 +319,14 @@ void CommunicatorState::commit(
 
 std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
 {
-    return ownershipError(sendMap_, receiveMap_, options, env_.rank());
+    return ownershipError(pattern_.sendMap(), pattern_.receiveMap(), options, env_.rank());
 }
 
 std::string
 CommunicatorState::checkPattern(const CommitOptions& options, const std::source_location& where)
 {
     const int me = env_.rank();
-    const auto mine = recordsOf(sendMap_, receiveMap_, options.globalIds, me);
+    const auto mine = recordsOf(pattern_.sendMap(), pattern_.receiveMap(), options.globalIds, me);
     std::vector<mpi::SparseMessage> outgoing;
     for (const auto& [peer, r] : mine)
     {
@@ -378,8 +380,8 @@ void CommunicatorState::buildGraphs(const std::source_location& where)
     };
     // collective: a braced list is evaluated in order, so every rank makes forward, then reverse
     graphs_ = std::make_unique<NeighbourGraphs>(NeighbourGraphs {
-        graph(peersOf(receiveMap_), peersOf(sendMap_)),
-        graph(peersOf(sendMap_), peersOf(receiveMap_)),
+        graph(peersOf(pattern_.receiveMap()), peersOf(pattern_.sendMap())),
+        graph(peersOf(pattern_.sendMap()), peersOf(pattern_.receiveMap())),
         {} });
 }
 
@@ -417,7 +419,8 @@ void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
 BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
 {
     using Clock = std::chrono::steady_clock;
-    const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
+    const LocalIndex largest =
+        std::max(pattern_.sendMap().maxIndex(), pattern_.receiveMap().maxIndex());
     Kokkos::View<double*, Kokkos::HostSpace> probe(
         "fieldsync::commitProbe", static_cast<std::size_t>(largest + 1)
     );

@@ -67,47 +67,22 @@ CommunicatorState::CommunicatorState(
     bool checked
 )
     : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
-      sendMap_(std::move(sendMap)), receiveMap_(std::move(receiveMap)),
-      policy_(context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment()),
-      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()), id_(context.id)
+      // a Communicator works on Kokkos views: Kokkos runs from here on (the program's fields are
+      // often made right after it, before any exchange allocates), also when the maps are bad
+      pattern_(
+          (mpi::ensureKokkos(where), std::move(sendMap)),
+          std::move(receiveMap),
+          env_.sizeRank(),
+          env_.rank(),
+          where,
+          checked
+      ),
+      options_ { .policy = context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment(),
+                 .tsc = telemetryClock().tsc,
+                 .profiling = ProfilingRegion::toolLoaded() },
+      id_(context.id)
 {
-    // a Communicator works on Kokkos views: Kokkos runs from here on (the program's fields are
-    // often made right after it, before any exchange allocates)
-    mpi::ensureKokkos(where);
-    const int size = env_.sizeRank();
-    const int me = env_.rank();
-    FIELDSYNC_CHECK_AT(
-        sendMap_.sizeRank() == size,
-        "Communicator: the send map is for " + std::to_string(sendMap_.sizeRank()) +
-            " ranks, the communicator has " + std::to_string(size),
-        where
-    );
-    FIELDSYNC_CHECK_AT(
-        receiveMap_.sizeRank() == size,
-        "Communicator: the receive map is for " + std::to_string(receiveMap_.sizeRank()) +
-            " ranks, the communicator has " + std::to_string(size),
-        where
-    );
-    if (!checked) // a ghost list's set-up found every ghost listed twice already
-    {
-        receiveMap_.validateUnique("Communicator: receive map", where);
-    }
-    FIELDSYNC_CHECK_AT(
-        sendMap_.sizeOf(me) == receiveMap_.sizeOf(me),
-        "Communicator: rank " + std::to_string(me) + " sends " +
-            std::to_string(sendMap_.sizeOf(me)) + " cells to itself but receives " +
-            std::to_string(receiveMap_.sizeOf(me)),
-        where
-    );
     setUpNotices();
-    sendRepeats_ = sendMap_.hasRepeatWithinNeighbour();
-    for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
-    {
-        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
-        {
-            maxCells_ = std::max(maxCells_, map->offsets()[k + 1] - map->offsets()[k]);
-        }
-    }
 }
 
 CommunicatorState::~CommunicatorState()
@@ -295,7 +270,7 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
 [[gnu::hot]] std::int64_t
 CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
-    const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::wait");
     const auto startTime = stamp();
     noticed_ = false;
     try
@@ -581,28 +556,28 @@ void Communicator::waitByField(const void* data, const std::source_location& whe
 
 void Communicator::setWaitPolicy(mpi::WaitPolicy policy)
 {
-    state(std::source_location::current()).policy_ = policy;
+    state(std::source_location::current()).options_.policy = policy;
 }
 
 void Communicator::setPersistent(bool persistent)
 {
-    state(std::source_location::current()).persistentFrom_ =
-        persistent ? 0 : CommunicatorState::noPersistent;
+    state(std::source_location::current()).options_.persistentFrom =
+        persistent ? 0 : ExchangeOptions::noPersistent;
 }
 
 void Communicator::setStaging(mpi::Staging staging)
 {
-    state(std::source_location::current()).staging_ = staging;
+    state(std::source_location::current()).options_.staging = staging;
 }
 
 void Communicator::setInPlace(bool inPlace)
 {
-    state(std::source_location::current()).inPlace_ = inPlace;
+    state(std::source_location::current()).options_.inPlace = inPlace;
 }
 
 void Communicator::setTiming(bool timing)
 {
-    state(std::source_location::current()).timing_ = timing;
+    state(std::source_location::current()).options_.timing = timing;
 }
 
 const mpi::MPIEnvironment& Communicator::environment() const
@@ -617,12 +592,12 @@ int Communicator::tagOf(const CommKey& key, bool reverse) const
 
 const RankSimplexCommMap& Communicator::sendMap() const
 {
-    return state(std::source_location::current()).sendMap_;
+    return state(std::source_location::current()).pattern_.sendMap();
 }
 
 const RankSimplexCommMap& Communicator::receiveMap() const
 {
-    return state(std::source_location::current()).receiveMap_;
+    return state(std::source_location::current()).pattern_.receiveMap();
 }
 
 std::string Communicator::describeInFlight() const

@@ -6,7 +6,9 @@
 #include "checkMailbox.hpp"
 #include "exchange.hpp"
 #include "exchangeContext.hpp"
+#include "exchangeOptions.hpp"
 #include "noticeBox.hpp"
+#include "pattern.hpp"
 
 #include "fieldsync/core/clock.hpp"
 #include "fieldsync/halo/communicator.hpp"
@@ -110,7 +112,7 @@ public:
     /** @brief The padded array of a StructuredBlock's maps (none for other maps). */
     [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
     {
-        return sendMap_.blockShape();
+        return pattern_.blockShape();
     }
 
     // --- commit (commit.cpp) ---
@@ -219,7 +221,7 @@ public:
     );
 
     // --- no rank left hanging (noticeSteps.cpp) ---
-    /** @brief At construction: finds the peers, accepts the identifier's headers. */
+    /** @brief At construction: accepts the identifier's headers. */
     void setUpNotices();
     /**
      * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
@@ -335,9 +337,12 @@ public:
     /** @brief The keys in flight, for messages. */
     std::string describeInFlight() const;
     /** @brief The wait policy in force. */
-    const mpi::WaitPolicy& policy() const noexcept { return policy_; }
+    const mpi::WaitPolicy& policy() const noexcept { return options_.policy; }
     /** @brief A telemetry stamp (0 when timing is off). */
-    std::int64_t stamp() const noexcept { return timing_ ? telemetryTicks(tsc_) : 0; }
+    std::int64_t stamp() const noexcept
+    {
+        return options_.timing ? telemetryTicks(options_.tsc) : 0;
+    }
     /**
      * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
      * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
@@ -347,48 +352,18 @@ public:
     {
         return static_cast<double>(to - from);
     }
-    /** @brief The runs of both maps, for the pack and unpack kernels. */
-    struct MapRuns
-    {
-        IndexRuns send;    /**< of the send map */
-        IndexRuns receive; /**< of the receive map */
-    };
-    /**
-     * @brief The maps' runs, analysed at the first pack or unpack through a buffer, as the index
-     * arrays are copied then (a Communicator whose messages all travel in place never needs them).
-     */
-    const MapRuns& mapRuns()
-    {
-        if (!runs_) [[unlikely]]
-        {
-            runs_ = std::make_unique<const MapRuns>(MapRuns { IndexRuns(sendMap_),
-                                                              IndexRuns(receiveMap_) });
-        }
-        return *runs_;
-    }
 
     mpi::MPIEnvironment env_;            /**< the communicator (shared, or its own) */
     TagWindow tags_;                     /**< the tags this Communicator uses on env_ */
     std::shared_ptr<const void> shared_; /**< keeps a shared env_ (null: env_ is its own) */
-    RankSimplexCommMap sendMap_;         /**< cells sent to each neighbour */
-    RankSimplexCommMap receiveMap_;      /**< ghost cells received from each */
-    /** @brief null until a pack or unpack goes through a buffer (mapRuns()) */
-    std::unique_ptr<const MapRuns> runs_;
-    bool sendRepeats_ { false };     /**< send map repeats a cell per neighbour */
-    std::size_t maxCells_ { 0 };     /**< most cells of one neighbour, either map */
-    std::deque<Exchange> exchanges_; /**< every key seen (stable addresses) */
-    Exchange* last_ { nullptr };     /**< the key started last (no scan when restarted) */
-    std::size_t inFlight_ { 0 };     /**< exchanges in flight (no tag scan when none) */
-    IndexCache indices_;             /**< map indices per memory space */
-    BufferPool pool_;                /**< the buffers (destroyed first: cancels) */
-    mpi::WaitPolicy policy_;         /**< the environment's at construction, or setWaitPolicy's */
-    static constexpr std::size_t noPersistent = static_cast<std::size_t>(-1); /**< never */
-    std::size_t persistentFrom_ { 512 };          /**< persistent from this message size */
-    mpi::Staging staging_ { mpi::Staging::Auto }; /**< forced staging */
-    bool inPlace_ { true };                       /**< in-place contiguous neighbours */
-    bool timing_ { true };                        /**< telemetry reads the clock */
-    bool committed_ { false };                    /**< commit() ran */
-    BackEnd backEnd_ { BackEnd::PointToPoint };   /**< the back end in use */
+    Pattern pattern_;                    /**< the maps (const once committed) */
+    std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
+    Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
+    std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
+    BufferPool pool_;                    /**< the buffers (destroyed first: cancels) */
+    ExchangeOptions options_;            /**< the knobs */
+    bool committed_ { false };           /**< commit() ran */
+    BackEnd backEnd_ { BackEnd::PointToPoint }; /**< the back end in use */
     /** @brief The neighbourhood back ends' state, made at commit only when one is chosen. */
     struct NeighbourGraphs
     {
@@ -403,22 +378,11 @@ public:
         std::vector<Binding> bound; /**< per pool entry (persistent back end) */
     };
     std::unique_ptr<NeighbourGraphs> graphs_; /**< null on the point-to-point back end */
-    bool tsc_ { false };                      /**< stamps read the time-stamp counter */
-    bool profiling_ { false }; /**< a Kokkos tool was loaded at construction: name regions */
-    bool check_ { false };     /**< check mode (CommitOptions::check) */
-    bool globalIds_ { false }; /**< the cell hashes are of global ids */
-    /** @brief Check mode's hash of each neighbour's list, made at commit in check mode only. */
-    struct CellHashes
-    {
-        std::vector<std::uint64_t> send;    /**< of each send list */
-        std::vector<std::uint64_t> receive; /**< of each receive list */
-    };
-    std::unique_ptr<CellHashes> cells_; /**< null outside check mode */
-    CheckMailbox mailbox_;              /**< check mode: headers no exchange took yet */
-    std::uint64_t id_ { 0 };            /**< this Communicator, the same on every rank */
-    std::vector<int> peers_;            /**< ranks this one sends to or receives from */
-    NoticeBox notices_;                 /**< notices sent and received */
-    bool noticed_ { false };            /**< the Error in flight came from a notice */
+    bool check_ { false };                    /**< check mode (CommitOptions::check) */
+    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
+    std::uint64_t id_ { 0 };                  /**< this Communicator, the same on every rank */
+    NoticeBox notices_;                       /**< notices sent and received */
+    bool noticed_ { false };                  /**< the Error in flight came from a notice */
     /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
     struct Failure
     {
@@ -435,8 +399,8 @@ public:
 // Every set-up allocates one state. glibc serves a request of up to 1000 bytes from its per-thread
 // cache or a small bin; a larger one first merges every freed small block (malloc_consolidate),
 // thousands of instructions on a heap in use. So the state stays below that size: what only a
-// neighbourhood back end, check mode or a packed message needs is allocated apart (graphs_,
-// cells_, runs_).
+// neighbourhood back end, check mode or a packed message needs is allocated apart (graphs_, and
+// the pattern's cell hashes and runs).
 static_assert(
     sizeof(CommunicatorState) <= 1000,
     "CommunicatorState has grown past glibc's small-request size: allocate rarely used parts apart"

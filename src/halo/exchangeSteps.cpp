@@ -117,7 +117,7 @@ CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse,
 [[gnu::always_inline]] inline void
 CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
-    const ProfilingRegion region(profiling_, "fieldsync::halo::post");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::post");
     const auto startTime = stamp();
     Exchange& exchange = begin(key, reverse);
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
@@ -168,11 +168,14 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
         const FieldShape& shape = shapes[f] = fields.shape(f); // read once; later steps use these
-        const LocalIndex largest = std::max(sendMap_.maxIndex(), receiveMap_.maxIndex());
+        const LocalIndex largest =
+            std::max(pattern_.sendMap().maxIndex(), pattern_.receiveMap().maxIndex());
         if (largest >= 0 && static_cast<std::size_t>(largest) >= shape.cells)
         {
-            sendMap_.validateFieldSize(shape.cells, "Communicator: send map", where);
-            receiveMap_.validateFieldSize(shape.cells, "Communicator: receive map", where);
+            pattern_.sendMap().validateFieldSize(shape.cells, "Communicator: send map", where);
+            pattern_.receiveMap().validateFieldSize(
+                shape.cells, "Communicator: receive map", where
+            );
         }
         stride += shape.components;
     }
@@ -184,7 +187,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
             where
         );
         FIELDSYNC_CHECK_AT(
-            !sendRepeats_,
+            !pattern_.sendRepeats(),
             "startReverse: the send map lists a cell twice for one neighbour, so a combining "
             "reverse exchange would race",
             where
@@ -245,8 +248,8 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
 [[gnu::always_inline]] inline DuplexBuffer&
 CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
 {
-    const RankSimplexCommMap& from = exchange.reverse ? receiveMap_ : sendMap_;
-    const RankSimplexCommMap& to = exchange.reverse ? sendMap_ : receiveMap_;
+    const RankSimplexCommMap& from = pattern_.from(exchange.reverse);
+    const RankSimplexCommMap& to = pattern_.to(exchange.reverse);
     exchange.buffer = pool_.acquire(
         fields.space(),
         exchange.reverse,
@@ -262,8 +265,10 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     try
     {
         buffer.setTag(exchange.tag);
-        buffer.setPersistent(maxCells_ * stride * fields.valueSize() >= persistentFrom_);
-        buffer.setStaging(fields.space().useStaging(staging_));
+        buffer.setPersistent(
+            pattern_.maxCells() * stride * fields.valueSize() >= options_.persistentFrom
+        );
+        buffer.setStaging(fields.space().useStaging(options_.staging));
         installBackEnd(exchange, buffer); // after the staging: where the messages lie
         buffer.setWaitPolicy(policy());
         buffer.initComm(
@@ -286,7 +291,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
 )
 {
     const FieldShape& shape = exchange.fields[0];
-    if (!inPlace_ || fields.count() != 1 || buffer.sendHalf().staging() ||
+    if (!options_.inPlace || fields.count() != 1 || buffer.sendHalf().staging() ||
         !shape.rowsContiguous() || neighbourhood())
     {
         return;
@@ -308,10 +313,10 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
             }
         }
     };
-    bind(buffer.sendHalf(), exchange.reverse ? receiveMap_ : sendMap_);
+    bind(buffer.sendHalf(), pattern_.from(exchange.reverse));
     if (!exchange.reverse) // a combining reverse exchange must unpack
     {
-        bind(buffer.receiveHalf(), receiveMap_);
+        bind(buffer.receiveHalf(), pattern_.receiveMap());
     }
     if (buffer.sendHalf().anyDirect() || buffer.receiveHalf().anyDirect())
     {
@@ -323,19 +328,17 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
-    const RankSimplexCommMap& out = exchange.reverse ? receiveMap_ : sendMap_;
+    const RankSimplexCommMap& out = pattern_.from(exchange.reverse);
     CommBufferCore& half = buffer.sendHalf();
     if (!anyThroughBuffer(half, out))
     {
         fields.fence(); // MPI reads the field in place: the field's kernels must be done
         return 0.0;
     }
-    const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
+    const ProfilingRegion region(options_.profiling, "fieldsync::halo::pack");
     const auto packStart = stamp();
-    const MapRuns& both = mapRuns();
-    const IndexArrays& arrays = indices_.get(
-        fields.space(), sendMap_, receiveMap_, both.send, both.receive, fields.packsByRuns()
-    );
+    const Pattern::MapRuns& both = pattern_.mapRuns();
+    const IndexArrays& arrays = pattern_.indices(fields.space(), fields.packsByRuns());
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
     const RunArrays& runArrays = exchange.reverse ? arrays.receiveRuns : arrays.sendRuns;
     const IndexRuns& runs = exchange.reverse ? both.receive : both.send;
@@ -411,7 +414,7 @@ void CommunicatorState::abandon(
     }
     bool unpacked { false };
     {
-        const ProfilingRegion region(profiling_, "fieldsync::halo::unpack");
+        const ProfilingRegion region(options_.profiling, "fieldsync::halo::unpack");
         unpacked = unpackReceives(exchange, buffer, fields);
     }
     buffer.finaliseComm(where);
@@ -466,16 +469,14 @@ void CommunicatorState::abandon(
 )
 {
     const bool reverse = exchange.reverse;
-    const RankSimplexCommMap& in = reverse ? sendMap_ : receiveMap_;
+    const RankSimplexCommMap& in = pattern_.to(reverse);
     const CommBufferCore& half = buffer.receiveHalf();
     if (!anyThroughBuffer(half, in))
     {
         return false;
     }
-    const MapRuns& both = mapRuns();
-    const IndexArrays& arrays = indices_.get(
-        fields.space(), sendMap_, receiveMap_, both.send, both.receive, fields.packsByRuns()
-    );
+    const Pattern::MapRuns& both = pattern_.mapRuns();
+    const IndexArrays& arrays = pattern_.indices(fields.space(), fields.packsByRuns());
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
     const RunArrays& runArrays = reverse ? arrays.sendRuns : arrays.receiveRuns;
     const IndexRuns& runs = reverse ? both.send : both.receive;

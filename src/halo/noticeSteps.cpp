@@ -18,20 +18,6 @@ void CommunicatorState::setUpNotices()
     // id_ was agreed with the context (exchangeContext.cpp): the same on every rank, and unique
     // within each process for its whole lifetime, so a stale notice or header is recognised
     mailbox_.accept(id_);
-    const int me = env_.rank();
-    for (const RankSimplexCommMap* map : { &sendMap_, &receiveMap_ })
-    {
-        for (std::size_t k = 0; k < map->neighbourCount(); ++k)
-        {
-            const int peer = map->neighbours()[k];
-            if (peer != me && map->offsets()[k] < map->offsets()[k + 1])
-            {
-                peers_.push_back(peer);
-            }
-        }
-    }
-    std::sort(peers_.begin(), peers_.end());
-    peers_.erase(std::unique(peers_.begin(), peers_.end()), peers_.end());
 }
 
 void CommunicatorState::notifyPeers(
@@ -47,7 +33,7 @@ void CommunicatorState::notifyPeers(
     notice.settled = !inStart && settled ? 1 : 0;
     try
     {
-        notices_.send(env_.comm(), tags_.notice(), peers_, notice, error);
+        notices_.send(env_.comm(), tags_.notice(), pattern_.peers(), notice, error);
     }
     catch (...) // the text's copy: the Error in flight matters more
     {
@@ -64,7 +50,7 @@ void CommunicatorState::markFailed(const Exchange& exchange, std::string_view er
     const bool spent = std::any_of(
         failures_.begin(), failures_.end(), [&](const Failure& f) { return f.tag == exchange.tag; }
     );
-    if (peers_.empty() || spent)
+    if (pattern_.peers().empty() || spent)
     {
         return;
     }
@@ -122,7 +108,7 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
 {
     notices_.pump(env_.comm(), tags_.notice(), id_, where);
     const std::optional<Notice> notice =
-        notices_.take(exchange.keyBits(), exchange.attempts, peers_);
+        notices_.take(exchange.keyBits(), exchange.attempts, pattern_.peers());
     if (!notice)
     {
         return;

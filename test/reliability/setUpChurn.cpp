@@ -283,8 +283,14 @@ TEST_CASE("Set-up churn: 1,000 set-ups back to back, each checked; communicators
     CHECK(rssAfterWarmUp > 0);
     // KiB. A leak grows in both halves (225 rounds each: 2.3 KiB per round passes 512 KiB);
     // the allocator and MPI keep high-water marks that a late round can raise once
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer holds freed memory in its quarantine (256 MiB by default), so resident
+    // memory grows with every set-up's frees: only the other presets check it
+    const bool rssFlat { true };
+#else
     const bool rssFlat = std::min(rssMiddle - rssAfterWarmUp, rssEnd - rssMiddle) < 512 &&
                          rssEnd - rssAfterWarmUp < 8192;
+#endif
     CHECK(rssFlat);
     int allRight = wrong == 0 && communicatorsMade > 1 &&
                            communicatorsEnd == communicatorsAfterWarmUp && rssFlat

@@ -274,9 +274,9 @@ TEST_CASE("Set-up churn: 1,000 set-ups back to back, each checked; communicators
         rssEnd
     );
     CHECK(wrong == 0);
-    // the profiling interface saw communicators made (the first set-ups' duplicates, the
-    // rebalances' own; later set-ups share the cached duplicate)
-    CHECK(communicatorsMade > 1);
+    // the profiling interface saw communicators made (at least the private duplicate of world;
+    // with Zoltan the rebalances' own; set-ups share the cached duplicate)
+    CHECK(communicatorsMade >= 1);
     // every set-up frees what it made: the count of live communicators comes back each round
     CHECK(communicatorsMiddle == communicatorsAfterWarmUp);
     CHECK(communicatorsEnd == communicatorsAfterWarmUp);
@@ -292,7 +292,7 @@ TEST_CASE("Set-up churn: 1,000 set-ups back to back, each checked; communicators
                          rssEnd - rssAfterWarmUp < 8192;
 #endif
     CHECK(rssFlat);
-    int allRight = wrong == 0 && communicatorsMade > 1 &&
+    int allRight = wrong == 0 && communicatorsMade >= 1 &&
                            communicatorsEnd == communicatorsAfterWarmUp && rssFlat
                        ? 1
                        : 0;

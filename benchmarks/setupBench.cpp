@@ -8,6 +8,9 @@
 //              owners of every neighbour given (numbering, interior/boundary split and maps);
 //   petscSF    PetscSFSetGraph + PetscSFSetUp on the same ghost list (PETSC_USE_POINTER), only
 //              when built with PETSc (found by pkg-config; never downloaded);
+//   agreement  one set-up agreement (mpi::agreeOnSetUp, which every set-up call makes first,
+//              in every mode; the ghostList set-up above makes two, GhostList's and its
+//              Communicator's): its share of a set-up is what agreeing costs;
 //   floor      one plain loop summing the builder's input per adjacency entry (neighbour id and
 //              owner): what a single streaming pass over that input costs, the least any builder
 //              that reads every entry can take (the builder reads the owners only of its ghost
@@ -26,13 +29,14 @@
 // heap one MPI_Comm_dup of MPI_COMM_WORLD keeps (MPI's own cost per communicator).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
-//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF|floor (profiling)]
+//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF|floor|agreement]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 
 #if FIELDSYNC_BENCH_PETSC
@@ -51,6 +55,7 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <source_location>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -150,6 +155,17 @@ Sample runBuilder(const fieldsync::partition::HaloBuilder& builder, const Proble
     comm.finaliseComm(field, "setup_bench");
     checkGhosts(p, field, "builder");
     return { t1 - t0, 0.0 };
+}
+
+/** @brief One set-up agreement on @p env's communicator, as a set-up call makes first. */
+Sample runAgreement(const fieldsync::mpi::MPIEnvironment& env)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    fieldsync::mpi::agreeOnSetUp(
+        env.comm(), fieldsync::mpi::SetUpCall::GhostList, std::source_location::current()
+    );
+    return { MPI_Wtime() - t0, 0.0 };
 }
 
 /** @brief Keeps the floor's sum alive. */
@@ -302,6 +318,7 @@ struct Row
     double ghostListFirst { 0.0 }; /**< median first exchange */
     double builder { 0.0 };        /**< median HaloBuilder::build */
     double floor { 0.0 };          /**< median of the floor (one pass over the input) */
+    double agreement { 0.0 };      /**< median of one set-up agreement */
     double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
     double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
     double neighbours { 0.0 };     /**< neighbour ranks (maximum over ranks) */
@@ -315,6 +332,7 @@ enum Method
     BuilderMethod,
     PetscMethod,
     FloorMethod,
+    AgreementMethod,
     Methods
 };
 } // namespace
@@ -365,7 +383,8 @@ int main(int argc, char** argv)
     const bool run[Methods] { only.empty() || only == "ghostList",
                               only.empty() || only == "builder",
                               havePetsc && (only.empty() || only == "petscSF"),
-                              only.empty() || only == "floor" };
+                              only.empty() || only == "floor",
+                              only.empty() || only == "agreement" };
     std::vector<Row> rows;
     std::optional<double> coldGhostList;
     std::optional<double> coldPetsc;
@@ -401,6 +420,10 @@ int main(int argc, char** argv)
                 {
                     sample = runFloor(problem);
                 }
+                else if (method == AgreementMethod)
+                {
+                    sample = runAgreement(env);
+                }
 #if FIELDSYNC_BENCH_PETSC
                 else
                 {
@@ -427,7 +450,8 @@ int main(int argc, char** argv)
         double* slots[Methods][2] { { &row.ghostList, &row.ghostListFirst },
                                     { &row.builder, nullptr },
                                     { &row.petsc, &row.petscFirst },
-                                    { &row.floor, nullptr } };
+                                    { &row.floor, nullptr },
+                                    { &row.agreement, nullptr } };
         for (int m { 0 }; m < Methods; ++m)
         {
             for (int phase { 0 }; phase < 2; ++phase)
@@ -489,7 +513,7 @@ int main(int argc, char** argv)
         havePetsc ? "" : "; built without PETSc"
     );
     std::printf(
-        "%10s %8s %11s %10s %8s %10s %8s %9s %9s %11s %11s\n",
+        "%10s %8s %11s %10s %8s %10s %8s %9s %9s %11s %11s %9s %8s\n",
         "cells/rank",
         "ghosts",
         "ghostList",
@@ -500,12 +524,14 @@ int main(int argc, char** argv)
         "floor",
         "bld/floor",
         "1st exch gl",
-        "1st exch sf"
+        "1st exch sf",
+        "agreement",
+        "agr/gl"
     );
     for (const Row& r : rows)
     {
         std::printf(
-            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %9.1f %9.2f %11.1f %11.1f\n",
+            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %9.1f %9.2f %11.1f %11.1f %9.1f %8.4f\n",
             r.cells,
             r.ghosts,
             r.ghostList * 1e6,
@@ -516,7 +542,9 @@ int main(int argc, char** argv)
             r.floor * 1e6,
             ratio(r.builder, r.floor),
             r.ghostListFirst * 1e6,
-            r.petscFirst * 1e6
+            r.petscFirst * 1e6,
+            r.agreement * 1e6,
+            ratio(r.agreement, r.ghostList)
         );
     }
     std::printf(
@@ -542,6 +570,7 @@ int main(int argc, char** argv)
             << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc)
             << ", \"floorSeconds\": " << r.floor
             << ", \"builderOverFloor\": " << ratio(r.builder, r.floor)
+            << ", \"agreementSeconds\": " << r.agreement
             << ", \"neighboursPerRank\": " << r.neighbours << ",\n     \"perRank\": [";
         for (std::size_t i { 0 }; i < r.perRank.size(); i += 5)
         {

@@ -55,7 +55,7 @@ CommunicatorHierarchy::Level CommunicatorHierarchy::makeLevel(
 )
 {
     Level level { std::move(name), full, inner, full.split(inner.rank(), full.rank(), where) };
-    // check mode: the agreements of later pushes on inner made while its every rank is here, so
+    // the agreements of later pushes on inner made while its every rank is here, so
     // that a rank that skips one is named (not only "has not made its duplicate")
     prepareSetUpAgreement(inner.comm(), where);
     // the smallest inner size and, negated, the largest, in one reduction over the full level

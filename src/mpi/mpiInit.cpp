@@ -231,7 +231,7 @@ MPIInit::MPIInit(
             FIELDSYNC_MPI_AT(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), where);
         }
     }
-    // check mode: the set-up agreement's private duplicate of world, made while every rank is
+    // the set-up agreement's private duplicate of world, made while every rank is
     // here (made later, by the first set-up call, a rank that skips that call would leave it
     // pending on world)
     prepareSetUpAgreement(MPI_COMM_WORLD, where);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Check mode before a collective set-up call: a timed agreement (timedAllGather.hpp) on a
-// private duplicate of the communicator, so that a rank that skips the call is named within the
-// wait time-out and ranks that make different set-up calls get an Error naming both.
+// Before a collective set-up call (in every mode; doc/reliability.md, "Set-up calls"): a timed
+// agreement (timedAllGather.hpp) on a private duplicate of the communicator, so that a rank that
+// skips the call is named within the wait time-out and ranks that make different set-up calls
+// get an Error naming both.
 #include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include "timedAllGather.hpp"
@@ -115,7 +116,7 @@ Channel& channelOf(MPI_Comm comm, SetUpCall call, const std::source_location& wh
     if (channel->making != MPI_REQUEST_NULL)
     {
         detail::finishDuplicate(
-            channel->making, channel->comm, "fieldsync::mpi set-up check", toString(call), where
+            channel->making, channel->comm, "fieldsync::mpi set-up agreement", toString(call), where
         );
     }
     return *channel;
@@ -275,7 +276,7 @@ void compareCalls(
     }
     if (listed > 0)
     {
-        std::string message { "ranks made different collective set-up calls (check mode):" };
+        std::string message { "ranks made different collective set-up calls:" };
         message.append(text).append(" this rank called ").append(toString(call));
         message.append(" at ").append(where.file_name()).append(":");
         message.append(std::to_string(where.line()));
@@ -313,7 +314,7 @@ void compareValues(
     if (listed > 0)
     {
         std::string message { "ranks passed different " };
-        message.append(what).append(" to the ").append(toString(call)).append(" (check mode):");
+        message.append(what).append(" to the ").append(toString(call)).append(":");
         message.append(text).append(" rank 0 passed ").append(valuesOf(all, 0));
         message.append(" at ").append(siteOf(all, 0));
         throw Error(message, where);
@@ -353,13 +354,24 @@ const char* toString(SetUpCall call) noexcept
         return "CommunicatorHierarchy::pushNodeCommunicator";
     case SetUpCall::HierarchyAllReduce:
         return "CommunicatorHierarchy::allReduce";
+    case SetUpCall::Migration:
+        return "Migration constructor";
+    case SetUpCall::MigrationMigrate:
+        return "Migration::migrate";
+    case SetUpCall::Rebalance:
+        return "Rebalancer::newOwners";
     }
     return "an unknown set-up call";
 }
 
+bool agreedInEveryMode(SetUpCall call) noexcept
+{
+    return call != SetUpCall::HierarchyAllReduce;
+}
+
 void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where)
 {
-    if (!checkMode() || findChannel(comm, where) != nullptr)
+    if (findChannel(comm, where) != nullptr)
     {
         return;
     }
@@ -378,8 +390,8 @@ void agreeOnSetUp(
     const char* what
 )
 {
-    static const bool on = checkMode(); // read once: one predictable branch per set-up call
-    if (!on)
+    static const bool checking = checkMode(); // read once
+    if (!checking && !agreedInEveryMode(call))
     {
         return;
     }
@@ -388,7 +400,7 @@ void agreeOnSetUp(
     const std::int64_t serial { ++channel.posted };
     const Record mine = recordOf(call, where, values);
     const detail::TimedAllGather how { channel.comm,   arrivalTag,
-                                       serial,         "fieldsync::mpi set-up check",
+                                       serial,         "fieldsync::mpi set-up agreement",
                                        toString(call), where };
     std::vector<std::int64_t> all;
     try
@@ -406,7 +418,7 @@ void agreeOnSetUp(
     FIELDSYNC_CHECK_AT(
         gaveUp < 0,
         std::string(toString(call)) + ": rank " + std::to_string(gaveUp) +
-            " gave up waiting for this set-up call at its time-out (check mode) just before this "
+            " gave up waiting for this set-up call at its time-out just before this "
             "rank arrived, so it will not make the call; this rank stops too",
         where
     );

@@ -56,7 +56,7 @@ public:
         {
             ranks.append(" and ").append(std::to_string(count - 16)).append(" more");
         }
-        std::string text { "every rank of the communicator to agree on this call (check mode); " };
+        std::string text { "every rank of the communicator to agree on this call; " };
         if (count == 0)
         {
             return text.append("every rank has arrived, the agreement itself is slow");

@@ -3,10 +3,12 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/detail/privateComm.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <map>
 #include <new>
@@ -76,6 +78,10 @@ Migration::Migration(
 )
     : env_(mpi::detail::privateEnvironment(env, where)), nOldOwned_(owned.nCells())
 {
+    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::Migration, where);
+    // every rank is here: migrate()'s agreements on the private duplicate can name a rank that
+    // skips one (not only "has not made its duplicate")
+    mpi::prepareSetUpAgreement(env_.comm(), where);
     mpi::raiseIfAnyFailed(env_.comm(), badOwners(owned, newOwners, env_.sizeRank()), where);
     const std::vector<mpi::SparseMessage> outgoing { planSends(owned, newOwners) };
     receiveCells(
@@ -164,6 +170,10 @@ void Migration::agreeOnRows(
     const std::source_location& where
 ) const
 {
+    const std::array<std::int64_t, 1> fields { static_cast<std::int64_t>(rows.size()) };
+    mpi::agreeOnSetUp(
+        env_.comm(), mpi::SetUpCall::MigrationMigrate, where, fields, "number of fields"
+    );
     std::string error;
     for (std::size_t f { 0 }; f < rows.size() && error.empty(); ++f)
     {

@@ -3,12 +3,14 @@
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 
 #include <zoltan.h>
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 
 namespace fieldsync::partition
@@ -230,6 +232,9 @@ std::vector<int> Rebalancer::newOwners(
 ) const
 {
     const bool geometric { options_.method != RebalanceMethod::Graph };
+    const std::array<std::int64_t, 2> agreed { static_cast<std::int64_t>(options_.method),
+                                               dimension };
+    mpi::agreeOnSetUp(env_.comm(), mpi::SetUpCall::Rebalance, where, agreed, "method, dimension");
     mpi::raiseIfAnyFailed(
         env_.comm(), badInput(layout, weights, centroids, dimension, geometric), where
     );

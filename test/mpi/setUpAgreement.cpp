@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Check mode before collective set-up calls (run with FIELDSYNC_CHECK=1, doc/reliability.md): a
+// The agreement before collective set-up calls (run with FIELDSYNC_CHECK=1, and without check
+// mode as test_setup_agreement.default, except the cases tagged [check]; doc/reliability.md): a
 // rank that skips a set-up call (a halo Communicator, a CartesianTopology, a GraphTopology,
 // MPIEnvironment::split) is named, with the caller's line, by the ranks that made it, within a
 // short wait time-out whose action is error; ranks that make different set-up calls get an
@@ -16,6 +17,7 @@
 #include "fieldsync/mpi/communicatorHierarchy.hpp"
 #include "fieldsync/mpi/graphTopology.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/partition/migration.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -25,6 +27,7 @@
 
 namespace fh = fieldsync::halo;
 namespace fm = fieldsync::mpi;
+namespace fp = fieldsync::partition;
 namespace ft = fieldsync::test;
 
 namespace
@@ -116,7 +119,7 @@ void skippedByLastRank(const std::function<void()>& setUp, const std::string& ca
 }
 } // namespace
 
-TEST_CASE("check mode is on for these tests", "[setup]")
+TEST_CASE("check mode is on for these tests", "[setup][check]")
 {
     REQUIRE(fieldsync::checkMode());
 }
@@ -264,7 +267,9 @@ TEST_CASE("a rank that skips CommunicatorHierarchy::pushCommunicator is named", 
     );
 }
 
-TEST_CASE("ranks that pass different counts to a hierarchy allReduce get an Error", "[setup]")
+TEST_CASE(
+    "ranks that pass different counts to a hierarchy allReduce get an Error", "[setup][check]"
+)
 {
     // Truth: the counts each rank passes here. Before, the Error named a step (reduce,
     // reduceScatter, broadcast) on some ranks, and the others timed out inside another step.
@@ -294,4 +299,37 @@ TEST_CASE("ranks that pass different counts to a hierarchy allReduce get an Erro
     hierarchy.allReduce(agreed, fm::ReduceOp::Sum, fm::Algorithm::NodeAware);
     const double sum { env.sizeRank() * (env.sizeRank() + 1) / 2.0 }; // 1 + 2 + ... + P
     CHECK(agreed == std::vector<double>(4, sum));
+}
+
+namespace
+{
+/** @brief One isolated cell per rank (global id = rank), moved to the next rank. */
+fp::Migration ringMigration(const fm::MPIEnvironment& env)
+{
+    const fp::CellGraph owned({ env.rank() }, { 0, 0 }, {});
+    const std::vector<int> owners { (env.rank() + 1) % env.sizeRank() };
+    return fp::Migration(env, owned, owners);
+}
+} // namespace
+
+TEST_CASE("a rank that leaves before a Migration is named", "[setup]")
+{
+    // The last rank's Migration is never made (as when its scope ended in an exception of its
+    // own): before, the others waited inside MPI with no message.
+    const fm::MPIEnvironment env;
+    skippedByLastRank([&] { static_cast<void>(ringMigration(env)); }, "Migration constructor");
+}
+
+TEST_CASE("a rank that leaves before Migration::migrate is named; then it migrates", "[setup]")
+{
+    // Truth: after the skipped call, a migration of the value 10 + rank carries each rank's
+    // cell to the next rank, so every rank holds 10 + its previous rank.
+    const fm::MPIEnvironment env;
+    const fp::Migration migration { ringMigration(env) };
+    Kokkos::View<double*, Kokkos::HostSpace> field("moved", 1);
+    skippedByLastRank([&] { migration.migrate(1, field); }, "Migration::migrate");
+    field(0) = 10.0 + env.rank();
+    migration.migrate(1, field);
+    REQUIRE(field.extent(0) == 1);
+    CHECK(field(0) == 10.0 + (env.rank() + env.sizeRank() - 1) % env.sizeRank());
 }

@@ -19,6 +19,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -237,6 +238,37 @@ TEST_CASE("Rebalancer::rebalance errors: a field too short on one rank is an Err
                                 : std::string("rank 0 ")
             )
         );
+    }
+}
+
+TEST_CASE("Rebalancer: ranks that ask for different methods get an Error on every rank")
+{
+    // Truth: the methods each rank passes here. Before, each rank called Zoltan with its own
+    // method, and the ranks met in different collectives inside Zoltan. Then both agree.
+    const mpi::MPIEnvironment env;
+    const HaloLayout layout {
+        HaloBuilder(env).build(test::roundRobinPiece(test::grid(8, 6), env.rank(), env.sizeRank()))
+    };
+    const std::vector<double> weights(layout.nOwned(), 1.0);
+    const Rebalancer mixed(
+        env, RebalanceOptions { env.rank() == 0 ? RebalanceMethod::Graph : RebalanceMethod::Hsfc }
+    );
+    const std::vector<std::array<double, 3>> centroids(layout.nOwned(), { 0.0, 0.0, 0.0 });
+    if (env.sizeRank() > 1)
+    {
+        REQUIRE_THROWS_WITH(
+            (void)mixed.newOwners(layout, weights, centroids),
+            Catch::Contains("ranks passed different method, dimension to the "
+                            "Rebalancer::newOwners") &&
+                Catch::Contains("rebalancer.cpp:")
+        );
+    }
+    const Rebalancer graph(env, RebalanceOptions { RebalanceMethod::Graph });
+    const std::vector<int> owners { graph.newOwners(layout, weights) };
+    REQUIRE(owners.size() == layout.nOwned());
+    for (const int owner : owners)
+    {
+        CHECK((owner >= 0 && owner < env.sizeRank()));
     }
 }
 

@@ -86,7 +86,7 @@ void CommunicatorState::checkedSends(
     const char* type = fields.valueType().name();
     mine.type = fnv1a32(type); // the mangled name: the same on every rank of one build
     mine.cellBytes = stride * fields.valueSize();
-    mine.tag = backEnd_ == BackEnd::PointToPoint ? exchange.tag : -1;
+    mine.tag = neighbourhood() ? -1 : exchange.tag;
     mine.globalIds = pattern_.globalIds() ? 1 : 0;
     putText(mine.keyName, exchange.key.name(), exchange.reverse ? " (reverse)" : "");
     putSite(mine.site, where);

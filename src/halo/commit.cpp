@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Declare, then commit (seed 001): the steps of Communicator::commit, in the order they run:
-// checkOwnership, checkPattern, raise on every rank, buildGraphs, choose the back end.
+// checkOwnership, checkPattern, raise on every rank, choose the back end (backEnds.hpp) and set
+// it up, or time each one (BackEnd::Auto).
 #include "communicatorState.hpp"
-#include "transport.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
-#include "fieldsync/core/settings.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
@@ -127,60 +126,6 @@ std::string compareDirection(
     return {};
 }
 
-/** @brief The first line of MPI_Get_library_version ("MPICH Version: 4.0.2"). */
-std::string mpiLibrary()
-{
-    char text[MPI_MAX_LIBRARY_VERSION_STRING] {};
-    int length { 0 };
-    MPI_Get_library_version(text, &length);
-    std::string library(text, static_cast<std::size_t>(std::max(length, 0)));
-    return library.substr(0, library.find_first_of("\n\r"));
-}
-
-/**
- * @brief The back end @p options or FIELDSYNC_HALO_BACKEND asks for; an unknown name, or the
- * persistent one where the MPI library lacks it, is an Error (the same on every rank).
- */
-BackEnd chooseBackEnd(const CommitOptions& options, const std::source_location& where)
-{
-    const std::string fromEnvironment = envString("FIELDSYNC_HALO_BACKEND", "p2p");
-    const std::pair<const char*, BackEnd> names[] {
-        { "p2p", BackEnd::PointToPoint },
-        { "neighbour", BackEnd::NeighbourCollective },
-        { "neighbour-persistent", BackEnd::PersistentNeighbour },
-        { "auto", BackEnd::Auto },
-    };
-    std::optional<BackEnd> chosen = options.backEnd;
-    for (const auto& [name, backEnd] : names)
-    {
-        chosen = !chosen && fromEnvironment == name ? std::optional(backEnd) : chosen;
-    }
-    FIELDSYNC_CHECK_AT(
-        chosen,
-        "FIELDSYNC_HALO_BACKEND='" + fromEnvironment +
-            "' is none of p2p, neighbour, neighbour-persistent, auto",
-        where
-    );
-    if (*chosen == BackEnd::PersistentNeighbour && !persistentNeighbourAvailable())
-    {
-        std::string setting = options.backEnd
-                                  ? std::string("CommitOptions::backEnd = PersistentNeighbour")
-                                  : "FIELDSYNC_HALO_BACKEND=" + fromEnvironment;
-        throw Error(
-            setting.append(" asks for MPI_Neighbor_alltoallv_init (MPI-4), which the MPI library ")
-                .append("fieldsync was built with does not have (")
-                .append(mpiLibrary())
-                .append("); use neighbour, p2p or auto, or build with an MPI-4 library such as ")
-                .append("MPICH 4"),
-            where
-        );
-    }
-    return *chosen;
-}
-} // namespace
-
-namespace
-{
 /** @brief Local: no send index is a ghost, no receive index an owned cell
  * (CommitOptions::ownedCells). */
 std::string ownershipError(
@@ -269,22 +214,6 @@ std::string globalIdsError(
 }
 } // namespace
 
-const char* toString(BackEnd backEnd) noexcept
-{
-    switch (backEnd)
-    {
-    case BackEnd::PointToPoint:
-        return "PointToPoint";
-    case BackEnd::NeighbourCollective:
-        return "NeighbourCollective";
-    case BackEnd::PersistentNeighbour:
-        return "PersistentNeighbour";
-    case BackEnd::Auto:
-        return "Auto";
-    }
-    return "unknown";
-}
-
 void CommunicatorState::commit(
     const CommitOptions& options, const std::source_location& where, bool checked
 )
@@ -307,14 +236,18 @@ void CommunicatorState::commit(
         }
         mpi::raiseIfAnyFailed(env_.comm(), error, where);
     }
-    const BackEnd chosen = chooseBackEnd(options, where);
-    if (chosen != BackEnd::PointToPoint)
+    const BackEndEntry* chosen = chooseBackEnd(options, where); // null: Auto
+    if (chosen != nullptr)
     {
-        buildGraphs(where);
+        setUp_ = chosen->makeSetUp(pattern_, env_, where);
+        backEnd_ = chosen;
     }
     setUpCheck(options);
     committed_ = true;
-    backEnd_ = chosen == BackEnd::Auto ? timeBackEnds(where) : chosen;
+    if (chosen == nullptr)
+    {
+        timeBackEnds(where);
+    }
 }
 
 std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
@@ -343,80 +276,7 @@ CommunicatorState::checkPattern(const CommitOptions& options, const std::source_
     return patternErrors(me, mine, theirs);
 }
 
-void CommunicatorState::buildGraphs(const std::source_location& where)
-{
-    const int me = env_.rank();
-    const auto peersOf = [me](const RankSimplexCommMap& map)
-    {
-        std::vector<int> peers;
-        for (std::size_t k = 0; k < map.neighbourCount(); ++k)
-        {
-            if (map.neighbours()[k] != me)
-            {
-                peers.push_back(map.neighbours()[k]);
-            }
-        }
-        return peers;
-    };
-    const auto graph = [&](const std::vector<int>& sources, const std::vector<int>& destinations)
-    {
-        MPI_Comm comm { MPI_COMM_NULL };
-        FIELDSYNC_MPI_AT(
-            MPI_Dist_graph_create_adjacent(
-                env_.comm(),
-                static_cast<int>(sources.size()),
-                sources.data(),
-                MPI_UNWEIGHTED,
-                static_cast<int>(destinations.size()),
-                destinations.data(),
-                MPI_UNWEIGHTED,
-                MPI_INFO_NULL,
-                0,
-                &comm
-            ),
-            where
-        );
-        return mpi::MPIEnvironment::adopt(comm, where);
-    };
-    // collective: a braced list is evaluated in order, so every rank makes forward, then reverse
-    graphs_ = std::make_unique<NeighbourGraphs>(NeighbourGraphs {
-        graph(peersOf(pattern_.receiveMap()), peersOf(pattern_.sendMap())),
-        graph(peersOf(pattern_.sendMap()), peersOf(pattern_.receiveMap())),
-        {} });
-}
-
-void CommunicatorState::installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
-{
-    if (backEnd_ == BackEnd::PersistentNeighbour)
-    {
-        if (exchange.persistent == nullptr) // the key's first exchange on this back end
-        {
-            exchange.persistent =
-                makePersistentNeighbourOps(exchange.reverse ? graphs_->reverse : graphs_->forward);
-        }
-        const CommBufferCore& half = buffer.sendHalf();
-        const bool host = half.staging() || half.space().hostAccessible();
-        std::vector<NeighbourGraphs::Binding>& bindings = graphs_->bound;
-        bindings.resize(std::max(bindings.size(), pool_.size()));
-        NeighbourGraphs::Binding& bound = bindings[exchange.buffer];
-        if (bound.ops != exchange.persistent.get() || bound.host != host)
-        {
-            auto [send, receive] = makePersistentNeighbour(exchange.persistent, half.space(), host);
-            buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
-            bound = NeighbourGraphs::Binding { exchange.persistent.get(), host };
-        }
-        return;
-    }
-    if (backEnd_ != BackEnd::NeighbourCollective || buffer.sendHalf().hasTransport())
-    {
-        return;
-    }
-    const MPI_Comm graph = exchange.reverse ? graphs_->reverse.comm() : graphs_->forward.comm();
-    auto [send, receive] = makeNeighbourCollective(graph);
-    buffer.setTransports(std::move(send), std::move(receive), exchange.key.where());
-}
-
-BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
+void CommunicatorState::timeBackEnds(const std::source_location& where)
 {
     using Clock = std::chrono::steady_clock;
     const LocalIndex largest =
@@ -425,79 +285,82 @@ BackEnd CommunicatorState::timeBackEnds(const std::source_location& where)
         "fieldsync::commitProbe", static_cast<std::size_t>(largest + 1)
     );
     const ViewFields<decltype(probe)> fields(std::span(&probe, 1));
-    struct Candidate
+    std::vector<const BackEndEntry*> candidates; // the available ones: the same on every rank
+    std::vector<std::unique_ptr<BackEndSetUp>> setUps;
+    std::vector<CommKey> keys;
+    for (const BackEndEntry* entry : backEnds())
     {
-        BackEnd backEnd;   /**< the back end timed */
-        const char* probe; /**< the key of its probe exchanges */
-        const char* label; /**< its name in the log */
-    };
-    const Candidate all[3] {
-        { BackEnd::PointToPoint, "fieldsync::commit probe p2p", "point-to-point" },
-        { BackEnd::NeighbourCollective,
-          "fieldsync::commit probe neighbour",
-          "neighbourhood collective" },
-        { BackEnd::PersistentNeighbour,
-          "fieldsync::commit probe neighbour-persistent",
-          "persistent neighbourhood collective" },
-    };
-    const std::size_t count = persistentNeighbourAvailable() ? 3 : 2; // the same on every rank
-    std::vector<double> seconds[3];
-    for (int round = 0; round < 13; ++round) // 2 warm-up rounds, then 11 timed, interleaved
-    {
-        for (std::size_t b = 0; b < count; ++b)
+        if (entry->available())
         {
-            backEnd_ = all[b].backEnd;
-            const CommKey key(all[b].probe);
-            const auto t0 = Clock::now();
-            start(fields, key, false, ReverseOp::Replace);
-            finish(fields, byKey(key, false), where);
-            if (round >= 2)
+            candidates.push_back(entry);
+            setUps.push_back(entry->makeSetUp(pattern_, env_, where)); // collective
+            keys.emplace_back(std::string("fieldsync::commit probe ") + entry->name);
+        }
+    }
+    std::vector<std::vector<double>> seconds(candidates.size());
+    try
+    {
+        for (int round = 0; round < 13; ++round) // 2 warm-up rounds, then 11 timed, interleaved
+        {
+            for (std::size_t b = 0; b < candidates.size(); ++b)
             {
-                seconds[b].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+                backEnd_ = candidates[b];
+                std::swap(setUp_, setUps[b]);
+                const auto t0 = Clock::now();
+                start(fields, keys[b], false, ReverseOp::Replace);
+                finish(fields, byKey(keys[b], false), where);
+                std::swap(setUp_, setUps[b]);
+                if (round >= 2)
+                {
+                    seconds[b].push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+                }
             }
         }
     }
-    double medians[3] {};
-    for (std::size_t b = 0; b < count; ++b)
+    catch (...)
+    {
+        pool_ = BufferPool {}; // the transports go before the set-ups they run on
+        throw;
+    }
+    std::vector<double> medians(candidates.size());
+    for (std::size_t b = 0; b < candidates.size(); ++b)
     {
         std::nth_element(seconds[b].begin(), seconds[b].begin() + 5, seconds[b].end());
         medians[b] = seconds[b][5];
     }
-    mpi::allReduce(std::span<double>(medians, count), mpi::ReduceOp::Max, env_.comm());
+    mpi::allReduce(std::span<double>(medians), mpi::ReduceOp::Max, env_.comm());
     exchanges_.clear(); // the probes leave no key and no buffer behind (nothing in flight)
     last_ = nullptr;
     pool_ = BufferPool {}; // frees the persistent probe's requests with its transports
-    if (graphs_)
-    {
-        graphs_->bound.clear();
-    }
-    // Point-to-point (index 0) stays unless another back end is faster by more than the
-    // probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16
+    // The registry's first (point-to-point) stays unless another back end is faster by more than
+    // the probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16
     // ranks the others, within that spread of it in the probe, were slower in the run
     // (doc/notes/performance.md, back ends on 16 cores).
     constexpr double margin { 0.9 };
     std::size_t best { 0 };
-    for (std::size_t b = 1; b < count; ++b)
+    std::string times;
+    for (std::size_t b = 0; b < candidates.size(); ++b)
     {
-        const bool beatsP2p = medians[b] < margin * medians[0];
-        best = beatsP2p && (best == 0 || medians[b] < medians[best]) ? b : best;
+        const bool beatsFirst = b > 0 && medians[b] < margin * medians[0];
+        best = beatsFirst && (best == 0 || medians[b] < medians[best]) ? b : best;
+        times.append(b > 0 ? ", " : "")
+            .append(candidates[b]->name)
+            .append(fmt::format(" {:.2f} us", medians[b] * 1e6));
     }
     if (env_.rank() == 0)
     {
-        std::string times;
-        for (std::size_t b = 0; b < count; ++b)
-        {
-            times.append(b > 0 ? ", " : "")
-                .append(all[b].label)
-                .append(fmt::format(" {:.2f} us", medians[b] * 1e6));
-        }
         logger().info(
             "Communicator commit: back end {} chosen (median exchange, max over ranks: {})",
-            toString(all[best].backEnd),
+            candidates[best]->typeName,
             times
         );
     }
-    return all[best].backEnd;
+    backEnd_ = candidates[best];
+    setUp_ = std::move(setUps[best]);
+    if (setUp_ != nullptr)
+    {
+        setUp_->forgetBuffers(); // the pool is new
+    }
 }
 
 ExchangeContext checkAndAgree(

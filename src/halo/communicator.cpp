@@ -417,7 +417,7 @@ bool Communicator::committed() const noexcept
 
 BackEnd Communicator::backEnd() const
 {
-    return state(std::source_location::current()).backEnd_;
+    return state(std::source_location::current()).backEnd_->value;
 }
 
 namespace

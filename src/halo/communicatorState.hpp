@@ -2,6 +2,7 @@
 // Internal: everything a Communicator holds, and the named steps of one exchange.
 #pragma once
 
+#include "backEnds.hpp"
 #include "bufferPool.hpp"
 #include "checkMailbox.hpp"
 #include "exchange.hpp"
@@ -127,21 +128,21 @@ public:
     std::string checkOwnership(const CommitOptions& options) const;
     /** @brief Collective (sparse exchange): counts, neighbours and order agree between pairs. */
     std::string checkPattern(const CommitOptions& options, const std::source_location& where);
-    /** @brief Collective: the graph communicators of both directions (neighbourhood back end). */
-    void buildGraphs(const std::source_location& where);
-    /** @brief Collective: times both back ends on a few real exchanges, agrees on the faster. */
-    BackEnd timeBackEnds(const std::source_location& where);
     /**
-     * @brief Gives the pool buffer of @p exchange the chosen back end's transports: once per
-     * buffer (neighbourhood collective), or bound to the key's persistent collectives whenever
-     * the buffer last served another key or another placement (persistent back end).
+     * @brief Collective: times each available back end (the registry's) on a few real
+     * exchanges, agrees on the fastest and sets it up.
      */
-    void installBackEnd(Exchange& exchange, DuplexBuffer& buffer);
-    /** @brief Whether the back end in use is a neighbourhood collective (no tag, no in-place). */
-    [[nodiscard]] bool neighbourhood() const noexcept
+    void timeBackEnds(const std::source_location& where);
+    /** @brief Gives the pool buffer of @p exchange the back end's transports (BackEndSetUp). */
+    void installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
     {
-        return backEnd_ == BackEnd::NeighbourCollective || backEnd_ == BackEnd::PersistentNeighbour;
+        if (setUp_ != nullptr) // point-to-point: the buffer makes its own pair
+        {
+            setUp_->install(exchange, buffer, exchange.buffer);
+        }
     }
+    /** @brief Whether the back end in use is a neighbourhood collective (no tag, no in-place). */
+    [[nodiscard]] bool neighbourhood() const noexcept { return backEnd_->collective; }
 
     // --- start (exchangeSteps.cpp) ---
     /** @brief Starts @p fields under @p key (the whole start: the steps below). */
@@ -360,29 +361,16 @@ public:
     std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
     Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
     std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
-    BufferPool pool_;                    /**< the buffers (destroyed first: cancels) */
-    ExchangeOptions options_;            /**< the knobs */
-    bool committed_ { false };           /**< commit() ran */
-    BackEnd backEnd_ { BackEnd::PointToPoint }; /**< the back end in use */
-    /** @brief The neighbourhood back ends' state, made at commit only when one is chosen. */
-    struct NeighbourGraphs
-    {
-        mpi::MPIEnvironment forward; /**< sources: receive map, destinations: send map */
-        mpi::MPIEnvironment reverse; /**< the same, reversed */
-        /** @brief What a pool buffer's persistent transports are bound to. */
-        struct Binding
-        {
-            const PersistentNeighbourOps* ops { nullptr }; /**< the key's collectives (alive) */
-            bool host { false };                           /**< messages in host memory */
-        };
-        std::vector<Binding> bound; /**< per pool entry (persistent back end) */
-    };
-    std::unique_ptr<NeighbourGraphs> graphs_; /**< null on the point-to-point back end */
-    bool check_ { false };                    /**< check mode (CommitOptions::check) */
-    CheckMailbox mailbox_;                    /**< check mode: headers no exchange took yet */
-    std::uint64_t id_ { 0 };                  /**< this Communicator, the same on every rank */
-    NoticeBox notices_;                       /**< notices sent and received */
-    bool noticed_ { false };                  /**< the Error in flight came from a notice */
+    const BackEndEntry* backEnd_ { backEnds().front() }; /**< in use (the first until commit) */
+    std::unique_ptr<BackEndSetUp> setUp_; /**< its state (null: none), outlives the buffers */
+    BufferPool pool_;                     /**< the buffers (destroyed first: cancels) */
+    ExchangeOptions options_;             /**< the knobs */
+    bool committed_ { false };            /**< commit() ran */
+    bool check_ { false };                /**< check mode (CommitOptions::check) */
+    CheckMailbox mailbox_;                /**< check mode: headers no exchange took yet */
+    std::uint64_t id_ { 0 };              /**< this Communicator, the same on every rank */
+    NoticeBox notices_;                   /**< notices sent and received */
+    bool noticed_ { false };              /**< the Error in flight came from a notice */
     /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
     struct Failure
     {
@@ -399,7 +387,7 @@ public:
 // Every set-up allocates one state. glibc serves a request of up to 1000 bytes from its per-thread
 // cache or a small bin; a larger one first merges every freed small block (malloc_consolidate),
 // thousands of instructions on a heap in use. So the state stays below that size: what only a
-// neighbourhood back end, check mode or a packed message needs is allocated apart (graphs_, and
+// neighbourhood back end, check mode or a packed message needs is allocated apart (setUp_, and
 // the pattern's cell hashes and runs).
 static_assert(
     sizeof(CommunicatorState) <= 1000,

@@ -18,8 +18,6 @@
 namespace fieldsync::halo
 {
 
-class PersistentNeighbourOps;
-
 /** @brief One exchange of a Communicator: a key, its tag and its state. */
 struct Exchange
 {
@@ -38,8 +36,11 @@ struct Exchange
     ExchangeStats stats;                  /**< telemetry of this key, times in clock ticks */
     mutable ExchangeStats reported;       /**< stats in seconds, as of the last stats() call */
     std::unique_ptr<ExchangeCheck> check; /**< check mode: headers and checksums (else null) */
-    /** @brief PersistentNeighbour back end: this key's persistent collectives (else null). */
-    std::shared_ptr<PersistentNeighbourOps> persistent;
+    /**
+     * @brief The back end's state of this key, made by its BackEndSetUp (PersistentNeighbour:
+     * the key's persistent collectives), else null.
+     */
+    std::shared_ptr<void> backEndState;
     std::uint64_t attempts { 0 }; /**< starts of this key attempted (notices name one) */
     std::uint32_t polls { 0 };    /**< incomplete tests of this start (isComplete listens) */
 

@@ -253,7 +253,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     exchange.buffer = pool_.acquire(
         fields.space(),
         exchange.reverse,
-        static_cast<int>(backEnd_),
+        static_cast<int>(backEnd_->value),
         &exchange,
         exchange.lastBuffer,
         env_,

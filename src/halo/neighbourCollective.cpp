@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The neighbourhood-collective exchange back end: MPI_Ineighbor_alltoallv on the distributed
 // graph communicator made at commit.
+#include "backEnds.hpp"
 #include "transport.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -177,15 +178,96 @@ private:
     bool isSend_;                    /**< sends or receives */
 };
 
+/**
+ * @brief The back end's state on one Communicator: the graph communicators of both directions.
+ * Each pool buffer gets, once, the two directions of one MPI_Ineighbor_alltoallv on the graph
+ * of its direction (sources: the ranks received from; destinations: the ranks sent to; both
+ * ascending, without this rank and without empty lists). Messages must lie in one buffer per
+ * direction (no in-place slots: BackEndEntry::collective).
+ */
+class NeighbourCollectiveSetUp final : public BackEndSetUp
+{
+public:
+    explicit NeighbourCollectiveSetUp(NeighbourGraphs graphs) : graphs_(std::move(graphs)) {}
+
+    void install(Exchange& exchange, DuplexBuffer& buffer, std::size_t /*entry*/) override
+    {
+        if (buffer.sendHalf().hasTransport())
+        {
+            return; // a buffer serves one direction: its transports stay
+        }
+        auto shared = std::make_shared<Shared>();
+        shared->graph = exchange.reverse ? graphs_.reverse.comm() : graphs_.forward.comm();
+        buffer.setTransports(
+            std::make_unique<NeighbourCollective>(shared, true),
+            std::make_unique<NeighbourCollective>(shared, false),
+            exchange.key.where()
+        );
+    }
+
+private:
+    NeighbourGraphs graphs_; /**< the graph communicators (outlive the buffers' transports) */
+};
+
+/** @brief The ranks of @p map's neighbours other than @p me, in the map's (ascending) order. */
+std::vector<int> peersOf(const RankSimplexCommMap& map, int me)
+{
+    std::vector<int> peers;
+    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
+    {
+        if (map.neighbours()[k] != me)
+        {
+            peers.push_back(map.neighbours()[k]);
+        }
+    }
+    return peers;
+}
+
 } // namespace
 
-std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
-makeNeighbourCollective(MPI_Comm graph)
+NeighbourGraphs makeNeighbourGraphs(
+    const Pattern& pattern, const mpi::MPIEnvironment& env, const std::source_location& where
+)
 {
-    auto shared = std::make_shared<Shared>();
-    shared->graph = graph;
-    return { std::make_unique<NeighbourCollective>(shared, true),
-             std::make_unique<NeighbourCollective>(shared, false) };
+    const auto graph = [&](const std::vector<int>& sources, const std::vector<int>& destinations)
+    {
+        MPI_Comm comm { MPI_COMM_NULL };
+        FIELDSYNC_MPI_AT(
+            MPI_Dist_graph_create_adjacent(
+                env.comm(),
+                static_cast<int>(sources.size()),
+                sources.data(),
+                MPI_UNWEIGHTED,
+                static_cast<int>(destinations.size()),
+                destinations.data(),
+                MPI_UNWEIGHTED,
+                MPI_INFO_NULL,
+                0,
+                &comm
+            ),
+            where
+        );
+        return mpi::MPIEnvironment::adopt(comm, where);
+    };
+    const int me = env.rank();
+    const std::vector<int> sends { peersOf(pattern.sendMap(), me) };
+    const std::vector<int> receives { peersOf(pattern.receiveMap(), me) };
+    // collective: a braced list is evaluated in order, so every rank makes forward, then reverse
+    return NeighbourGraphs { graph(receives, sends), graph(sends, receives) };
 }
+
+extern constinit const BackEndEntry neighbourCollectiveBackEnd {
+    BackEnd::NeighbourCollective,
+    "NeighbourCollective",
+    "neighbour",
+    "MPI_Ineighbor_alltoallv (MPI-3)",
+    true,
+    []() noexcept { return true; },
+    [](const Pattern& pattern, const mpi::MPIEnvironment& env, const std::source_location& where
+    ) -> std::unique_ptr<BackEndSetUp>
+    {
+        return std::make_unique<NeighbourCollectiveSetUp>(makeNeighbourGraphs(pattern, env, where));
+    }
+};
 
 } // namespace fieldsync::halo

@@ -2,6 +2,7 @@
 // The persistent neighbourhood-collective exchange back end: one MPI_Neighbor_alltoallv_init
 // (MPI-4) per key and cell size on the graph communicator made at commit, bound to message
 // memory of its own whose layout never changes, then only MPI_Start and MPI_Test per exchange.
+#include "backEnds.hpp"
 #include "transport.hpp"
 
 #include "fieldsync/config.hpp"
@@ -80,10 +81,18 @@ struct FixedCollective
 } // namespace
 
 /**
- * @brief The persistent collectives of one key (one per layout its exchanges had), shared by the
- * two directions of whichever pool buffer the key uses; owned by the key's Exchange and by the
- * transports bound to it. Freed (MPI_Request_free) once nothing refers to it, after the one in
- * flight completed.
+ * @brief The persistent collectives of one key (one Exchange) on a graph communicator, shared by
+ * the two directions of whichever pool buffer the key uses; owned by the key's Exchange and by
+ * the transports bound to it. One MPI_Neighbor_alltoallv_init per layout (peers and bytes per
+ * peer, that is, per cell size) the key's exchanges had, each bound to send and receive memory
+ * of its own (host memory, pinned in CUDA builds) of exactly that layout, so nothing a rank
+ * changes alone (its buffer's storage grows, it is staged, the key moves to another pool buffer)
+ * touches what MPI was given. A layout's collective is made at the key's first exchange with it:
+ * a collective call, which every rank makes at the same exchange because on a neighbourhood back
+ * end every rank starts its exchanges in the same order, and a key carries the same cell size on
+ * every rank. Destroyed with the last transport or Exchange holding it: the collective in flight
+ * is completed under the time-out (a persistent collective cannot be cancelled), then each
+ * request is freed (MPI_Request_free); when it cannot be completed, memory and requests are kept.
  */
 class PersistentNeighbourOps
 {
@@ -382,20 +391,74 @@ private:
     bool host_;                                   /**< the messages lie in host memory */
     bool isSend_;                                 /**< sends or receives */
 };
+
+/**
+ * @brief The back end's state on one Communicator: the graph communicators, and what each pool
+ * buffer's transports are bound to. A buffer gets the two directions of the persistent back end
+ * bound to the key's PersistentNeighbourOps (Exchange::backEndState, made at the key's first
+ * exchange) whenever it last served another key or another placement: the receive post records
+ * the receives, the send post copies the sends into the collective's own memory and starts it
+ * (MPI_Start), a test that completes it copies the receives out. One copy per direction per
+ * exchange is the price of a fixed layout.
+ */
+class PersistentNeighbourSetUp final : public BackEndSetUp
+{
+public:
+    explicit PersistentNeighbourSetUp(NeighbourGraphs graphs) : graphs_(std::move(graphs)) {}
+
+    void install(Exchange& exchange, DuplexBuffer& buffer, std::size_t entry) override
+    {
+        if (exchange.backEndState == nullptr) // the key's first exchange on this back end
+        {
+            exchange.backEndState = std::make_shared<PersistentNeighbourOps>(
+                exchange.reverse ? graphs_.reverse : graphs_.forward
+            );
+        }
+        const auto* ops = static_cast<const PersistentNeighbourOps*>(exchange.backEndState.get());
+        const CommBufferCore& half = buffer.sendHalf();
+        const bool host = half.staging() || half.space().hostAccessible();
+        bound_.resize(std::max(bound_.size(), entry + 1));
+        Binding& bound = bound_[entry];
+        if (bound.ops != ops || bound.host != host)
+        {
+            auto shared = std::static_pointer_cast<PersistentNeighbourOps>(exchange.backEndState);
+            auto send = std::make_unique<PersistentNeighbour>(shared, half.space(), host, true);
+            buffer.setTransports(
+                std::move(send),
+                std::make_unique<PersistentNeighbour>(std::move(shared), half.space(), host, false),
+                exchange.key.where()
+            );
+            bound = Binding { ops, host };
+        }
+    }
+
+    void forgetBuffers() noexcept override { bound_.clear(); }
+
+private:
+    /** @brief What a pool buffer's transports are bound to. */
+    struct Binding
+    {
+        const PersistentNeighbourOps* ops { nullptr }; /**< the key's collectives (alive) */
+        bool host { false };                           /**< messages in host memory */
+    };
+
+    NeighbourGraphs graphs_;     /**< the graph communicators */
+    std::vector<Binding> bound_; /**< per pool entry */
+};
 } // namespace
 
-std::shared_ptr<PersistentNeighbourOps> makePersistentNeighbourOps(const mpi::MPIEnvironment& graph)
-{
-    return std::make_shared<PersistentNeighbourOps>(graph);
-}
-
-std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>> makePersistentNeighbour(
-    std::shared_ptr<PersistentNeighbourOps> ops, const mpi::SpaceOps& space, bool hostMessages
-)
-{
-    auto send = std::make_unique<PersistentNeighbour>(ops, space, hostMessages, true);
-    return { std::move(send),
-             std::make_unique<PersistentNeighbour>(std::move(ops), space, hostMessages, false) };
-}
+extern constinit const BackEndEntry persistentNeighbourBackEnd {
+    BackEnd::PersistentNeighbour,
+    "PersistentNeighbour",
+    "neighbour-persistent",
+    "MPI_Neighbor_alltoallv_init (MPI-4; MPICH 4 has it)",
+    true,
+    &persistentNeighbourAvailable,
+    [](const Pattern& pattern, const mpi::MPIEnvironment& env, const std::source_location& where
+    ) -> std::unique_ptr<BackEndSetUp>
+    {
+        return std::make_unique<PersistentNeighbourSetUp>(makeNeighbourGraphs(pattern, env, where));
+    }
+};
 
 } // namespace fieldsync::halo

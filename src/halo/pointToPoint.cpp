@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The point-to-point exchange back end: persistent or reissued MPI_Isend/MPI_Irecv.
+#include "backEnds.hpp"
 #include "transport.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -511,5 +512,22 @@ std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>> makePointToPoi
     receive->pairWith(*send);
     return { std::move(send), std::move(receive) };
 }
+
+// No set-up state: every pool buffer makes its pair at its first start, on the Communicator's
+// private duplicate with the exchange's tag (DuplexBuffer::startReceives).
+extern constinit const BackEndEntry pointToPointBackEnd {
+    BackEnd::PointToPoint,
+    "PointToPoint",
+    "p2p",
+    "MPI_Isend and MPI_Irecv",
+    false,
+    []() noexcept { return true; },
+    [](const Pattern&,
+       const mpi::MPIEnvironment&,
+       const std::source_location&) -> std::unique_ptr<BackEndSetUp>
+    {
+        return nullptr;
+    }
+};
 
 } // namespace fieldsync::halo

@@ -125,45 +125,4 @@ public:
 [[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
 makePointToPointPair(MPI_Comm comm);
 
-/**
- * @brief The neighbourhood-collective back end on the distributed graph communicator @p graph
- * (sources: the ranks received from; destinations: the ranks sent to; both ascending, without
- * this rank and without empty lists): the send and the receive direction of one buffer, sharing
- * one MPI_Ineighbor_alltoallv. Messages must lie in one buffer per direction (no in-place
- * slots).
- */
-[[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
-makeNeighbourCollective(MPI_Comm graph);
-
-/**
- * @brief The persistent collectives of one key (one Exchange) on the graph communicator
- * @p graph: one MPI_Neighbor_alltoallv_init per layout (peers and bytes per peer, that is, per
- * cell size) the key's exchanges had, each bound to send and receive memory of its own (host
- * memory, pinned in CUDA builds) of exactly that layout, so nothing a rank changes alone (its
- * buffer's storage grows, it is staged, the key moves to another pool buffer) touches what MPI
- * was given. A layout's collective is made at the key's first exchange with it: a collective
- * call, which every rank makes at the same exchange because on a neighbourhood back end every
- * rank starts its exchanges in the same order, and a key carries the same cell size on every
- * rank. Destroyed with the last transport or Exchange holding it: the collective in flight is
- * completed under the time-out (a persistent collective cannot be cancelled), then each request
- * is freed (MPI_Request_free); when it cannot be completed, memory and requests are kept.
- */
-class PersistentNeighbourOps;
-
-/** @brief The persistent collectives of one key on @p graph (none made yet). */
-[[nodiscard]] std::shared_ptr<PersistentNeighbourOps>
-makePersistentNeighbourOps(const mpi::MPIEnvironment& graph);
-
-/**
- * @brief The persistent neighbourhood back end, the send and the receive direction of one
- * buffer, bound to the key's @p ops: the receive post records the receives, the send post
- * copies the sends into the collective's own memory and starts it (MPI_Start), a test that
- * completes it copies the receives out. The messages lie in host memory (@p hostMessages) or
- * in memory of @p space. One copy per direction per exchange is the price of a fixed layout.
- */
-[[nodiscard]] std::pair<std::unique_ptr<Transport>, std::unique_ptr<Transport>>
-makePersistentNeighbour(
-    std::shared_ptr<PersistentNeighbourOps> ops, const mpi::SpaceOps& space, bool hostMessages
-);
-
 } // namespace fieldsync::halo

@@ -353,6 +353,8 @@ const char* toString(SetUpCall call) noexcept
         return "CommunicatorHierarchy::pushNodeCommunicator";
     case SetUpCall::HierarchyAllReduce:
         return "CommunicatorHierarchy::allReduce";
+    case SetUpCall::LayoutFromGhosts:
+        return "partition::layoutFromGhosts";
     }
     return "an unknown set-up call";
 }

@@ -29,6 +29,7 @@ enum class SetUpCall : std::int64_t
     StructuredBlock,   /**< the StructuredBlock constructor (no MPI step: agreed in check mode) */
     HierarchyPush,     /**< CommunicatorHierarchy::pushCommunicator (MPI_Comm_split) */
     HierarchyPushNode, /**< CommunicatorHierarchy::pushNodeCommunicator (MPI_Comm_split_type) */
+    LayoutFromGhosts,  /**< partition::layoutFromGhosts (an answered exchange) */
     HierarchyAllReduce /**< CommunicatorHierarchy::allReduce: its steps run on the level's parts,
                           so check mode agrees on the whole call over the level first */
 };

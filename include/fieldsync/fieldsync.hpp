@@ -75,6 +75,7 @@
 #include "fieldsync/partition/distributedGraph.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
+#include "fieldsync/partition/layoutFromGhosts.hpp"
 #include "fieldsync/partition/metisPartitioner.hpp"
 #include "fieldsync/partition/migration.hpp"
 #include "fieldsync/partition/ownerDirectory.hpp"

@@ -360,6 +360,8 @@ const char* toString(SetUpCall call) noexcept
         return "Migration::migrate";
     case SetUpCall::Rebalance:
         return "Rebalancer::newOwners";
+    case SetUpCall::LayoutFromGhosts:
+        return "partition::layoutFromGhosts";
     }
     return "an unknown set-up call";
 }

@@ -20,6 +20,14 @@ namespace
 {
 using Clock = std::chrono::steady_clock;
 
+/** @brief What repartition() moves with each cell: its weight and where it came from. */
+struct MovedRow
+{
+    double weight { 0.0 };  /**< the cell's weight */
+    int rank { 0 };         /**< the rank that owned it before */
+    LocalIndex index { 0 }; /**< its owned index there */
+};
+
 /** @brief What Zoltan's query functions read: one rank's cells. */
 struct ZoltanInput
 {
@@ -312,14 +320,20 @@ Rebalanced Rebalancer::repartition(
     };
     halo::Communicator communicator(env_, newLayout.sendMap(), newLayout.receiveMap(), where);
     report.rebuildSeconds = slowest(start, env_.comm());
-    // the weights follow their cells, for the imbalance after
-    std::vector<double> moved(migration.nNewOwned());
+    // the weights follow their cells, for the imbalance after, and each cell's origin with them
+    std::vector<MovedRow> rows(weights.size());
+    for (std::size_t i { 0 }; i < rows.size(); ++i)
+    {
+        rows[i] = { weights[i], env_.rank(), static_cast<LocalIndex>(i) };
+    }
+    std::vector<MovedRow> moved(migration.nNewOwned());
     migration.moveRows(
-        std::as_bytes(weights),
-        sizeof(double),
-        std::as_writable_bytes(std::span<double>(moved)),
+        std::as_bytes(std::span<const MovedRow>(rows)),
+        sizeof(MovedRow),
+        std::as_writable_bytes(std::span<MovedRow>(moved)),
         where
     );
+    std::vector<halo::GhostOwner> origins(moved.size());
     std::int64_t sent { static_cast<std::int64_t>(migration.nSent()) };
     mpi::allReduce(sent, mpi::ReduceOp::Sum, env_.comm());
     report.cellsMoved = sent;
@@ -329,15 +343,18 @@ Rebalanced Rebalancer::repartition(
     {
         before += w;
     }
-    for (const double w : moved)
+    for (std::size_t i { 0 }; i < moved.size(); ++i)
     {
-        after += w;
+        after += moved[i].weight;
+        origins[i] = { moved[i].rank, moved[i].index };
     }
     report.imbalanceBefore = maxOverMean(before, env_.comm(), env_.sizeRank());
     report.imbalanceAfter = maxOverMean(after, env_.comm(), env_.sizeRank());
-    return Rebalanced {
-        std::move(migration), std::move(newLayout), std::move(communicator), report
-    };
+    return Rebalanced { std::move(migration),
+                        std::move(newLayout),
+                        std::move(communicator),
+                        report,
+                        std::move(origins) };
 }
 
 void Rebalancer::addMigrationSeconds(

@@ -44,21 +44,6 @@ int firstOwner(GlobalIndex id, int nRanks)
     return static_cast<int>(id * nRanks / n);
 }
 
-/** @brief Collective: max / mean over ranks of the weights of @p ids. */
-double weightImbalance(const mpi::MPIEnvironment& env, std::span<const GlobalIndex> ids)
-{
-    double mine { 0.0 };
-    for (const GlobalIndex id : ids)
-    {
-        mine += weightOf(id);
-    }
-    double largest { mine };
-    double sum { mine };
-    mpi::allReduce(largest, mpi::ReduceOp::Max, env.comm());
-    mpi::allReduce(sum, mpi::ReduceOp::Sum, env.comm());
-    return largest * env.sizeRank() / sum;
-}
-
 /** @brief Collective: the number of ghosts of @p layout whose exchanged value is wrong. */
 int wrongGhosts(const mpi::MPIEnvironment& env, Rebalanced& result, Kokkos::View<double*> field)
 {
@@ -108,7 +93,9 @@ void checkRebalance(RebalanceMethod method)
         pair(i, 1) = test::componentOf(id, 1);
     }
     Kokkos::deep_copy(scalar, scalarHost);
-    const double before { weightImbalance(env, layout.globalIds().first(layout.nOwned())) };
+    const double before {
+        test::weightImbalance(env, layout.globalIds().first(layout.nOwned()), weightOf)
+    };
 
     // [rebalance]
     const Rebalancer rebalancer(env, RebalanceOptions { method });
@@ -120,7 +107,7 @@ void checkRebalance(RebalanceMethod method)
 
     const std::span<const GlobalIndex> ids { result.layout.globalIds().first(result.layout.nOwned()
     ) };
-    const double after { weightImbalance(env, ids) };
+    const double after { test::weightImbalance(env, ids, weightOf) };
     scalarHost = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scalar);
     int wrong { 0 };
     std::int64_t moved { 0 };

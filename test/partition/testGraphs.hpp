@@ -3,6 +3,8 @@
 // (breadth-first) computation of the halo each rank should get.
 #pragma once
 
+#include "fieldsync/mpi/collectives.hpp"
+#include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/cellGraph.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
 
@@ -12,6 +14,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <vector>
 
 namespace fieldsync::test
@@ -224,6 +227,25 @@ inline double valueOf(GlobalIndex id)
 inline double componentOf(GlobalIndex id, std::size_t c)
 {
     return 10.0 * static_cast<double>(id) + static_cast<double>(c) + 0.25;
+}
+
+/** @brief Collective: max / mean over the ranks of @p env of each rank's sum of @p weight(id)
+ * over its @p ids (rebalancing tests: the imbalance computed from the weight formula). */
+template<typename Weight>
+double weightImbalance(
+    const mpi::MPIEnvironment& env, std::span<const GlobalIndex> ids, const Weight& weight
+)
+{
+    double mine { 0.0 };
+    for (const GlobalIndex id : ids)
+    {
+        mine += weight(id);
+    }
+    double largest { mine };
+    double sum { mine };
+    mpi::allReduce(largest, mpi::ReduceOp::Max, env.comm());
+    mpi::allReduce(sum, mpi::ReduceOp::Sum, env.comm());
+    return largest * env.sizeRank() / sum;
 }
 
 } // namespace fieldsync::test

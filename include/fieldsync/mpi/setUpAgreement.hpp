@@ -34,7 +34,8 @@ enum class SetUpCall : std::int64_t
                           per-step call: agreed in check mode only) */
     Migration,          /**< the partition::Migration constructor (its plan's collectives) */
     MigrationMigrate,   /**< partition::Migration::migrate (the rows' exchange) */
-    Rebalance           /**< partition::Rebalancer::newOwners and rebalance (Zoltan) */
+    Rebalance,          /**< partition::Rebalancer::newOwners and rebalance (Zoltan) */
+    LayoutFromGhosts    /**< partition::layoutFromGhosts (an answered exchange) */
 };
 
 /** @brief The public name of @p call ("halo::Communicator constructor"). */

@@ -4,6 +4,7 @@
 #include "fieldsync/config.hpp"
 #include "fieldsync/core/callerValue.hpp"
 #include "fieldsync/halo/communicator.hpp"
+#include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
 #include "fieldsync/partition/migration.hpp"
@@ -62,6 +63,12 @@ struct Rebalanced
     HaloLayout layout;               /**< the new layout; owned cells by ascending id */
     halo::Communicator communicator; /**< committed for layout's maps */
     RebalanceReport report;          /**< what it cost */
+    /**
+     * @brief Where each new owned cell (layout order) came from: the rank that owned it before
+     * and its owned index in the old layout there (for a layout from layoutFromGhosts(), the
+     * caller's own index), so a code can move its own per-cell, face- and point-based data.
+     */
+    std::vector<halo::GhostOwner> origins;
 };
 
 #if FIELDSYNC_HAVE_ZOLTAN || defined(FIELDSYNC_DOXYGEN)

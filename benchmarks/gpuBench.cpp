@@ -177,7 +177,8 @@ void runsByTeams(
 )
 {
     using Policy = Kokkos::TeamPolicy<Exec>;
-    const bool byCells = fh::cellsFastest<V>; // consecutive threads along the field's memory
+    // consecutive threads along the field's memory
+    const bool byCells = fh::valueOrderOf(field) == fh::ValueOrder::Columns;
     Kokkos::parallel_for(
         "gpu_bench::runs",
         Policy(Exec(), static_cast<int>(runs), Kokkos::AUTO),

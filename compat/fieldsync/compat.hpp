@@ -25,6 +25,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
+#include "fieldsync/halo/layoutPredicates.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/dataType.hpp"

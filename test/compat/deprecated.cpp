@@ -28,11 +28,16 @@ static_assert(std::is_same_v<old::MetisPartitioner, fs::partition::MetisPartitio
 static_assert(std::is_same_v<old::SparseMessage, fs::mpi::SparseMessage>);
 static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::BufferState>);
 static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::CommBufferCore>);
+// issue #37: the layout predicates valueOrderOf() replaced (truth: Kokkos's layouts)
+static_assert(old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutLeft>>);
+static_assert(!old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutRight>>);
 
 TEST_CASE("The old names of moved functions call the new ones", "[compat][deprecated]")
 {
     CHECK(old::toReverseOp(fs::mpi::ReduceOp::Max) == fs::halo::ReverseOp::Max);
     CHECK_THROWS_AS(old::toReverseOp(fs::mpi::ReduceOp::Prod), fs::Error);
+    CHECK(old::halo::rowsContiguous(Kokkos::View<double**, Kokkos::LayoutRight>("r", 4, 3)));
+    CHECK_FALSE(old::halo::rowsContiguous(Kokkos::View<double**, Kokkos::LayoutLeft>("l", 4, 3)));
 
     const fs::mpi::MPIEnvironment env;
     const fs::mpi::MPIEnvironment own { env.duplicate() };

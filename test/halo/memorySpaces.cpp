@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The Communicator on fields of every memory space (fieldsync_test::MemorySpaces): owned cells
 // hold a known function of their global id, ghosts are poisoned first, and after finaliseComm
-// every cell must hold the function of its global id. In-place and packed; on a non-default
-// execution space instance while a long kernel runs on another.
+// every cell must hold the function of its global id. In-place and packed, in the default layout
+// and LayoutLeft (one column and several); on a non-default execution space instance while a
+// long kernel runs on another.
 #include "fieldsync_test/catch.hpp"
 #include "fieldsync_test/memorySpaces.hpp"
 
@@ -186,6 +187,12 @@ TEMPLATE_LIST_TEST_CASE(
     SECTION("three components: View<double**>")
     {
         CHECK(exchangeOnce<Kokkos::View<double**, Device>>(setup, inPlace, 3) == 0);
+    }
+    SECTION("LayoutLeft, one column (in place where rank 1 is) and four")
+    {
+        using Left = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
+        CHECK(exchangeOnce<Left>(setup, inPlace, 1) == 0);
+        CHECK(exchangeOnce<Left>(setup, inPlace, 4) == 0);
     }
 }
 

@@ -160,7 +160,8 @@ struct ExchangeContext;
  * value type or memory) is an Error.
  *
  * In-place: neighbours whose cells are one ascending run of consecutive indices go to MPI from
- * and into the field directly (no pack or unpack), for a single rank-1 or LayoutRight field in
+ * and into the field directly (no pack or unpack), for a single field whose runs of cells are one
+ * stretch of memory (halo::ValueOrder::Rows: rank 1, LayoutRight, or one column of any layout) in
  * memory MPI can reach. Rule that follows (as with PetscSF): between start and finalise, do not
  * write the cells of the send map nor touch ghost cells. setInPlace(false) turns it off.
  *

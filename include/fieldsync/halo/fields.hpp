@@ -45,10 +45,13 @@ struct FieldShape
                *viewType == *other.viewType;
     }
 
-    /** @brief Whether cell i's components are at data + i * components (rows contiguous). */
+    /**
+     * @brief Whether cell i's components are at data + i * components (ValueOrder::Rows: a run of
+     * cells is one stretch of memory, so it can go to MPI in place).
+     */
     [[nodiscard]] bool rowsContiguous() const noexcept
     {
-        return componentStride == 1 && cellStride == components;
+        return valueOrder(components, cellStride, componentStride) == ValueOrder::Rows;
     }
 };
 

@@ -379,34 +379,55 @@ void unpack(
     );
 }
 
-/** @brief Whether a rank-2 view of @p V keeps a component's cells next to each other. */
-template<typename V>
-inline constexpr bool cellsFastest =
-    viewRank<V> == 2 && std::is_same_v<typename V::array_layout, Kokkos::LayoutLeft>;
+/**
+ * @brief How a field's values lie in memory: the one thing the exchange reads of a field's layout
+ * to choose its path (in place, a copy per run, the loop order of a loop per run), decided from
+ * extents and strides alone by valueOrder(), so that LayoutRight, LayoutLeft and LayoutStride
+ * views with the same strides take the same path (doc/halo.md, "Field layouts").
+ */
+enum class ValueOrder
+{
+    Rows,    /**< cell i's components are values i * components + c: a run of cells is one
+                  stretch of memory (rank 1 of stride 1, LayoutRight, and any layout with one
+                  component of cell stride 1, a LayoutLeft column included) */
+    Columns, /**< several components, each one's cells next to each other (cell stride 1:
+                  LayoutLeft): a run of cells is one stretch per component */
+    Other    /**< neither (padded rows, strided subviews) */
+};
 
 /**
- * @brief Whether the components of cell i of @p field are values i * components + c of its data
- * (a rank-1 view of stride 1, or a rank-2 view with contiguous rows): a run of cells is then
- * one stretch of memory.
+ * @brief The ValueOrder of a field of @p components components per cell whose cell i, component
+ * c is value i * @p cellStride + c * @p componentStride of its data.
  */
+constexpr ValueOrder
+valueOrder(std::size_t components, std::size_t cellStride, std::size_t componentStride) noexcept
+{
+    if (cellStride == components && (components == 1 || componentStride == 1))
+    {
+        return ValueOrder::Rows;
+    }
+    return cellStride == 1 ? ValueOrder::Columns : ValueOrder::Other;
+}
+
+/** @brief The ValueOrder of a rank-1 or rank-2 view (valueOrder() of its extents and strides). */
 template<typename V>
-bool rowsContiguous(const V& field)
+ValueOrder valueOrderOf(const V& field)
 {
     if constexpr (viewRank<V> == 1)
     {
-        return field.stride(0) == 1;
+        return valueOrder(1, field.stride(0), 1);
     }
     else
     {
-        return field.stride(1) == 1 && field.stride(0) == field.extent(1);
+        return valueOrder(field.extent(1), field.stride(0), field.stride(1));
     }
 }
 
 /**
  * @brief Copies the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) between a
  * field's values @p field and a buffer @p buffer, into the buffer when @p toBuffer, else into the
- * field, @p cellBytes bytes per cell: one copy per run (src/halo/packKernels.cpp). The field's
- * cells are one stretch of memory each (rowsContiguous()) and the buffer holds this field alone.
+ * field, @p cellBytes bytes per cell: one copy per run (src/halo/packKernels.cpp). A run of the
+ * field's cells is one stretch of memory (ValueOrder::Rows) and the buffer holds this field alone.
  */
 void copyRuns(
     bool toBuffer,
@@ -465,13 +486,14 @@ void forEachRunElement(
 }
 
 /**
- * @brief Whether packRuns()/unpackRuns() copy each run (copyRuns()): the field's rows
- * are contiguous and the buffer holds this field alone (@p stride is its component count).
+ * @brief Whether packRuns()/unpackRuns() copy each run (copyRuns()): a run of the field's cells
+ * is one stretch of memory (ValueOrder::Rows) and the buffer holds this field alone (@p stride
+ * is its component count).
  */
 template<typename V>
 bool copiesRuns(const V& field, std::size_t stride)
 {
-    return stride == componentsOf(field) && rowsContiguous(field);
+    return stride == componentsOf(field) && valueOrderOf(field) == ValueOrder::Rows;
 }
 
 /**
@@ -523,7 +545,7 @@ void packRuns(
         runBegin,
         runEnd,
         componentsOf(field),
-        cellsFastest<V>,
+        valueOrderOf(field) == ValueOrder::Columns,
         [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
         { buffer(i * stride + offset + c) = cellAt(field, cell, c); }
     );
@@ -577,7 +599,7 @@ void unpackRuns(
         runBegin,
         runEnd,
         componentsOf(field),
-        cellsFastest<V>,
+        valueOrderOf(field) == ValueOrder::Columns,
         [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
         { combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op); }
     );

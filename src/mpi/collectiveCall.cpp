@@ -278,9 +278,11 @@ void checkArguments(const Engine& e)
 }
 
 /**
- * Orders the user's kernels before MPI touches the memory. A staged buffer is not fenced here:
- * its staging copies are ordered after the user's kernels themselves (BufferAccess::toHost), so a
- * staged device buffer costs one stream-ordered copy and one fence each way, and nothing more.
+ * Orders the user's kernels before MPI touches the memory: the instance that runs the call and
+ * the instances it depends on (CallOptions::dependsOn), through BufferAccess::fence. A staged
+ * buffer is not fenced here: its staging copies are ordered after the user's kernels themselves
+ * (BufferAccess::toHost fences the dependencies, then enqueues on the instance), so a staged
+ * device buffer costs one stream-ordered copy and one fence each way, and nothing more.
  */
 void fenceBuffers(const Call& call)
 {
@@ -422,7 +424,9 @@ Request run(Call& call)
     const int rc = checkAndDispatch(e);
     fieldsync::detail::checkMpi(rc, mpiName(call.kind, false), call.where);
     keepViews(call, *owned); // the engine is done with the call's buffers
-    return Request(std::move(owned));
+    // a device form's result buffer names the instance its results are ready on (readyOn)
+    auto results = call.recv.access ? std::move(call.recv.access) : std::move(call.send.access);
+    return Request(std::move(owned), std::move(results));
 }
 
 } // namespace fieldsync::mpi::detail

@@ -670,6 +670,10 @@ public:
         state_.unpackAll();
         state_.inFlight = false;
     }
+    [[nodiscard]] const void* instance(const std::type_info& /*type*/) const noexcept override
+    {
+        return nullptr;
+    }
 
 private:
     ReductionBatchState& state_;

@@ -5,6 +5,7 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/wait.hpp"
 #include "progress.hpp"
 #include "requestState.hpp"
@@ -66,7 +67,10 @@ std::string describeRequest(const detail::RequestState& state)
 
 Request::Request() noexcept = default;
 
-Request::Request(std::unique_ptr<detail::RequestState> state) noexcept : state_(std::move(state))
+Request::Request(
+    std::unique_ptr<detail::RequestState> state, std::shared_ptr<const detail::BufferAccess> results
+) noexcept
+    : state_(std::move(state)), results_(std::move(results))
 {
     if (state_)
     {
@@ -82,6 +86,7 @@ Request& Request::operator=(Request&& other) noexcept
     {
         abandon();
         state_ = std::move(other.state_);
+        results_ = std::move(other.results_);
     }
     return *this;
 }
@@ -210,6 +215,20 @@ bool Request::test()
 bool Request::active() const noexcept
 {
     return state_ != nullptr;
+}
+
+const void* Request::instance(const std::type_info& type, const std::source_location& where) const
+{
+    const void* found { results_ ? results_->instance(type) : nullptr };
+    FIELDSYNC_CHECK_AT(
+        found != nullptr,
+        std::string("Request::readyOn: the call was given no execution space instance of type ")
+            .append(type.name())
+            .append(" (a device form names one with withExecutionSpace; a host form or a barrier "
+                    "has none)"),
+        where
+    );
+    return found;
 }
 
 std::source_location Request::where() const noexcept

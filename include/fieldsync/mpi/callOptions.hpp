@@ -5,6 +5,9 @@
 #include "fieldsync/mpi/matchId.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 
+#include <type_traits>
+#include <vector>
+
 namespace fieldsync::mpi
 {
 
@@ -17,12 +20,34 @@ struct ViewExecutionSpace
 };
 
 /**
+ * @brief The type of CallOptions::dependsOn when no execution space is named: it holds nothing,
+ * so `CallOptions<> { .dependsOn = {a} }` does not compile (name the instance that runs the call
+ * with withExecutionSpace first).
+ */
+struct NoDependencies
+{
+};
+
+/**
+ * @brief The instances a device form waits for: a std::vector of instances of the call's own
+ * execution space type (an instance of another type does not compile), NoDependencies without one.
+ */
+template<typename ExecutionSpace>
+using DependenciesOf = std::conditional_t<
+    std::is_same_v<ExecutionSpace, ViewExecutionSpace>,
+    NoDependencies,
+    std::vector<ExecutionSpace>>;
+
+/**
  * @brief Per-call options of every collective, passed as the parameter after the communicator.
  *
  * `{.staging = Staging::Always}` forces the host-staging path for this call (as the environment
  * variable FIELDSYNC_FORCE_STAGING=1 does for all calls); withExecutionSpace(exec) names the
  * Kokkos execution space instance that wrote (or will read) the buffers. Only that instance is
- * fenced before the memory goes to MPI, and staging copies are enqueued on it.
+ * fenced before the memory goes to MPI, and staging copies are enqueued on it. `.dependsOn =
+ * {a, b}` (or withExecutionSpace(exec, {a, b})) adds instances of the same execution space type
+ * that the call waits for before it reads its buffers: each is fenced, besides `exec`, and
+ * nothing else is (doc/collectives.md, "Device dependencies and completion").
  * `{.algorithm = Algorithm::Ring}` runs the collective with one of fieldsync's own algorithms
  * instead of the MPI library's (doc/algorithms.md).
  *
@@ -43,6 +68,8 @@ struct CallOptions
     ExecutionSpace exec {};                    /**< instance to fence and to stage on */
     Algorithm algorithm { Algorithm::Native }; /**< Native: the MPI library's collective */
     MatchId matchId {};                        /**< none: matched by call order */
+    // last, so that positional initialisers written before it keep their meaning
+    DependenciesOf<ExecutionSpace> dependsOn {}; /**< instances to wait for besides exec */
 };
 
 /** @brief Options naming the execution space instance @p exec (and optionally a staging mode). */
@@ -51,6 +78,22 @@ template<typename ExecutionSpace>
 withExecutionSpace(const ExecutionSpace& exec, Staging staging = Staging::Auto)
 {
     return CallOptions<ExecutionSpace> { .staging = staging, .exec = exec };
+}
+
+/**
+ * @brief Options naming the instance @p exec that runs the call and the instances @p dependsOn
+ * (of the same type) whose earlier work it waits for before it reads its buffers.
+ */
+template<typename ExecutionSpace>
+[[nodiscard]] CallOptions<ExecutionSpace> withExecutionSpace(
+    const ExecutionSpace& exec,
+    std::vector<ExecutionSpace> dependsOn,
+    Staging staging = Staging::Auto
+)
+{
+    return CallOptions<ExecutionSpace> { .staging = staging,
+                                         .exec = exec,
+                                         .dependsOn = std::move(dependsOn) };
 }
 
 /**

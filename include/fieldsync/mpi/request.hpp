@@ -6,6 +6,7 @@
 #include <memory>
 #include <source_location>
 #include <span>
+#include <typeinfo>
 
 #include <mpi.h>
 
@@ -15,6 +16,7 @@ namespace fieldsync::mpi
 namespace detail
 {
 struct RequestState;
+class BufferAccess;
 } // namespace detail
 
 /**
@@ -26,6 +28,9 @@ struct RequestState;
  * back into the user's memory. Movable, not copyable. Destroying a Request that was never
  * completed logs an error naming the call site that started it and then waits for it, so memory
  * is never released under MPI's feet.
+ *
+ * A device form (one given an execution space instance, withExecutionSpace) also names the
+ * instance its results are ready on: readyOn().
  */
 class Request
 {
@@ -33,8 +38,14 @@ public:
     /** @brief An empty request: complete, wait() returns at once. */
     Request() noexcept;
 
-    /** @brief Takes over a started operation (used by the collectives). */
-    explicit Request(std::unique_ptr<detail::RequestState> state) noexcept;
+    /**
+     * @brief Takes over a started operation (used by the collectives), and for a device form the
+     * access to its result buffer, which names the instance the results are ready on.
+     */
+    explicit Request(
+        std::unique_ptr<detail::RequestState> state,
+        std::shared_ptr<const detail::BufferAccess> results = {}
+    ) noexcept;
 
     Request(const Request&) = delete;
     Request& operator=(const Request&) = delete;
@@ -63,6 +74,23 @@ public:
     /** @brief Whether an operation is held and not yet completed. */
     [[nodiscard]] bool active() const noexcept;
 
+    /**
+     * @brief The execution space instance on which the results of a device form are ready: the
+     * instance the call was given (withExecutionSpace). Once the request has completed (wait(),
+     * a test() that returned true, waitAll, waitAny), work enqueued on it sees the results: a
+     * staged result was copied back by a copy enqueued on this instance, and no other instance
+     * was fenced. Work enqueued on it before completion may run before the results are there:
+     * MPI completes on the host, in those calls. Valid before and after completion.
+     * @throws Error naming @p where when the call was given no instance of type ExecutionSpace
+     * (a host form, a barrier, or an instance of another type).
+     */
+    template<typename ExecutionSpace>
+    [[nodiscard]] ExecutionSpace
+    readyOn(const std::source_location& where = std::source_location::current()) const
+    {
+        return *static_cast<const ExecutionSpace*>(instance(typeid(ExecutionSpace), where));
+    }
+
     /** @brief The call site that started the operation (empty location for an empty request). */
     [[nodiscard]] std::source_location where() const noexcept;
 
@@ -85,7 +113,12 @@ private:
         std::span<Request> requests, const std::function<bool()>& test, const char* operation
     );
 
-    std::unique_ptr<detail::RequestState> state_; /**< the operation, null when empty */
+    /** @brief The instance of @p type that readyOn() returns; throws an Error when none. */
+    [[nodiscard]] const void*
+    instance(const std::type_info& type, const std::source_location& where) const;
+
+    std::unique_ptr<detail::RequestState> state_;         /**< the operation, null when empty */
+    std::shared_ptr<const detail::BufferAccess> results_; /**< a device form's result buffer */
 };
 
 } // namespace fieldsync::mpi

@@ -13,6 +13,7 @@
 #include <memory>
 #include <source_location>
 #include <span>
+#include <typeinfo>
 
 #include <mpi.h>
 
@@ -109,6 +110,12 @@ public:
      * earlier work and complete on return.
      */
     virtual void fromHost(const void* host, std::size_t n) const = 0;
+
+    /**
+     * @brief The execution space instance that writes the buffer when it is of @p type (a
+     * `const ExecutionSpace*`), else null (another type, or none named).
+     */
+    [[nodiscard]] virtual const void* instance(const std::type_info& type) const noexcept = 0;
 };
 
 /**

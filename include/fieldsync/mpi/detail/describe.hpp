@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
@@ -123,21 +124,25 @@ using ValueOf = std::remove_const_t<ElementOf<std::conditional_t<BufferLike<S>, 
 
 /**
  * @brief The BufferAccess of values of @p Value at @p user in @p MemorySpace, written by
- * @p Exec.
+ * @p Exec after the instances it depends on.
  */
 template<typename Value, typename MemorySpace, typename Exec>
 class BufferAccessOf final : public BufferAccess
 {
 public:
-    /** @brief The access to @p user, fenced on @p exec. */
-    BufferAccessOf(Value* user, const Exec& exec) : user_(user), exec_(exec) {}
+    /**
+     * @brief The access to @p user, fenced on @p exec after @p after; @p named when the caller
+     * named @p exec (a device form), which instance() then returns.
+     */
+    BufferAccessOf(Value* user, const Exec& exec, std::span<const Exec> after, bool named)
+        : user_(user), exec_(exec), after_(after.begin(), after.end()), named_(named)
+    {
+    }
 
     void fence() const override
     {
-        if constexpr (!std::is_same_v<Exec, ViewExecutionSpace>)
-        {
-            exec_.fence();
-        }
+        fenceDependencies();
+        fenceInstance();
     }
 
     void toHost(void* host, std::size_t n) const override
@@ -149,7 +154,9 @@ public:
         }
         else
         {
-            // one copy enqueued on the instance (after the user's kernels), one fence
+            // one copy enqueued on the instance (after the user's kernels and, through a fence
+            // of each, those of the instances it depends on), one fence
+            fenceDependencies();
             Kokkos::deep_copy(exec_, HostView(static_cast<Value*>(host), n), UserView(user_, n));
             exec_.fence();
         }
@@ -159,11 +166,12 @@ public:
     {
         if constexpr (hostAccessible<MemorySpace>)
         {
-            fence();
+            fenceInstance(); // the dependencies were waited for when the call started
             std::memcpy(user_, host, n * sizeof(Value));
         }
         else
         {
+            // enqueued on the instance, which alone is fenced: the staging memory is reused
             Kokkos::deep_copy(
                 exec_, UserView(user_, n), HostView(static_cast<Value*>(const_cast<void*>(host)), n)
             );
@@ -171,13 +179,41 @@ public:
         }
     }
 
+    [[nodiscard]] const void* instance(const std::type_info& type) const noexcept override
+    {
+        return named_ && typeid(Exec) == type ? &exec_ : nullptr;
+    }
+
 private:
     using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
     using HostView = Kokkos::View<Value*, Kokkos::HostSpace, Unmanaged>;
     using UserView = Kokkos::View<Value*, MemorySpace, Unmanaged>;
 
-    Value* user_; /**< the user's values */
-    Exec exec_;   /**< the instance that writes them */
+    /** @brief Waits for the instance that writes the buffer (none when none was named). */
+    void fenceInstance() const
+    {
+        if constexpr (!std::is_same_v<Exec, ViewExecutionSpace>)
+        {
+            exec_.fence();
+        }
+    }
+
+    /** @brief Waits for the instances the call depends on (CallOptions::dependsOn). */
+    void fenceDependencies() const
+    {
+        if constexpr (!std::is_same_v<Exec, ViewExecutionSpace>)
+        {
+            for (const Exec& before : after_)
+            {
+                before.fence();
+            }
+        }
+    }
+
+    Value* user_;             /**< the user's values */
+    Exec exec_;               /**< the instance that writes them */
+    std::vector<Exec> after_; /**< the instances it waits for first */
+    bool named_;              /**< exec was named by the caller (a device form) */
 };
 
 /**
@@ -204,11 +240,19 @@ template<typename View>
 
 /**
  * @brief The type-erased description of @p count values of T at @p data in MemorySpace,
- * written by @p exec: whether to stage, and an access object (fence, staging copies) unless none
- * is needed (host memory, not staged, no asynchronous execution space: no host path allocates).
+ * written by @p exec after the instances @p after: whether to stage, and an access object (fence,
+ * staging copies, the instance) unless none is needed (host memory, not staged, no asynchronous
+ * execution space, no instance @p named by the caller: no host path allocates).
  */
 template<typename T, typename MemorySpace, typename ExecutionSpace>
-Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, Staging staging)
+Buffer describeMemory(
+    T* data,
+    std::size_t count,
+    const ExecutionSpace& exec,
+    std::span<const ExecutionSpace> after,
+    Staging staging,
+    bool named
+)
 {
     using Value = std::remove_const_t<T>;
     constexpr bool asynchronous =
@@ -222,12 +266,12 @@ Buffer describeMemory(T* data, std::size_t count, const ExecutionSpace& exec, St
     buffer.count = count;
     buffer.present = true;
     buffer.stage = useStaging<MemorySpace>(staging);
-    if (buffer.stage || asynchronous)
+    if (buffer.stage || asynchronous || named)
     {
-        // in blocks this thread reuses (a non-blocking call's access dies at its completion)
+        // in blocks this thread reuses (a non-blocking call's access dies with its Request)
         using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace>;
         buffer.access = std::allocate_shared<Access>(
-            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec
+            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, after, named
         );
     }
     return buffer;
@@ -275,7 +319,8 @@ void requireContiguous(const V& view, const char* name, const std::source_locati
  * @brief Describes a span, vector or contiguous Kokkos::View; throws for a non-contiguous view.
  * A view is kept alive (Buffer::kept, keepAllocation) only when @p keepAlive is set: a
  * non-blocking call needs it until completion, a blocking call returns before the caller's view
- * can go, so it skips the reference count.
+ * can go, so it skips the reference count. A non-blocking device form (CallOptions naming an
+ * instance) always has an access, through which its Request names the instance (readyOn).
  */
 template<typename B, typename ExecutionSpace>
 Buffer describe(
@@ -289,10 +334,30 @@ Buffer describe(
 {
     using Traits = BufferTraits<std::remove_cvref_t<B>>;
     using T = ElementOf<B>;
+    // a device form (an instance named): its dependencies; a non-blocking one's Request names
+    // the instance (Request::readyOn) through the access
+    constexpr bool named = !std::is_same_v<ExecutionSpace, ViewExecutionSpace>;
+    const bool nameInstance { named && keepAlive };
+    const auto after = [&]
+    {
+        if constexpr (named)
+        {
+            return std::span<const ExecutionSpace>(options.dependsOn);
+        }
+        else
+        {
+            return std::span<const ExecutionSpace> {};
+        }
+    }();
     if constexpr (std::is_same_v<std::remove_cvref_t<B>, HostPointer<T>>)
     {
         return describeMemory<T, Kokkos::HostSpace>(
-            buffer.data, hostCount(buffer, comm, name, where), options.exec, options.staging
+            buffer.data,
+            hostCount(buffer, comm, name, where),
+            options.exec,
+            after,
+            options.staging,
+            nameInstance
         );
     }
     else if constexpr (Traits::isView)
@@ -300,20 +365,26 @@ Buffer describe(
         requireContiguous(buffer, name, where);
         using View = std::remove_cvref_t<B>;
         using Space = typename Traits::memory_space;
-        const auto exec = [&]
+        Buffer described;
+        if constexpr (named)
         {
-            if constexpr (std::is_same_v<ExecutionSpace, ViewExecutionSpace>)
-            {
-                return typename View::execution_space {};
-            }
-            else
-            {
-                return options.exec;
-            }
-        }();
-        Buffer described {
-            describeMemory<T, Space>(buffer.data(), buffer.size(), exec, options.staging)
-        };
+            described = describeMemory<T, Space>(
+                buffer.data(), buffer.size(), options.exec, after, options.staging, nameInstance
+            );
+        }
+        else
+        {
+            // fenced on (and staged with) the default instance of the view's execution space
+            using Exec = typename View::execution_space;
+            described = describeMemory<T, Space>(
+                buffer.data(),
+                buffer.size(),
+                Exec {},
+                std::span<const Exec> {},
+                options.staging,
+                false
+            );
+        }
         if (keepAlive)
         {
             described.kept = keepAllocation(buffer);
@@ -323,7 +394,7 @@ Buffer describe(
     else
     {
         return describeMemory<T, Kokkos::HostSpace>(
-            buffer.data(), buffer.size(), options.exec, options.staging
+            buffer.data(), buffer.size(), options.exec, after, options.staging, nameInstance
         );
     }
 }

@@ -152,9 +152,37 @@ void GridMesh::addCells(std::int64_t block, std::vector<PatchCell>& out) const
 
 MeshPiece GridMesh::piece(std::span<const GlobalIndex> ids) const
 {
+    // A cell's geometry depends only on its own and its neighbours' nodes, so the piece is
+    // made in chunks of ids, each from its own small patch: the patch (272 bytes a cell) and
+    // its face table never exist for all the ids at once (doc/notes/scaling.md, "Memory per
+    // cell"), and the piece is bitwise the same as from one patch.
+    constexpr std::size_t chunk { std::size_t { 1 } << 16 };
+    if (ids.size() <= chunk)
+    {
+        return patchPiece(ids);
+    }
+    MeshPiece whole;
+    whole.reserve(
+        ids.size(),
+        ids.size() * static_cast<std::size_t>(faceCount(shape_)),
+        ids.size() * static_cast<std::size_t>(nodeCount(shape_))
+    );
+    for (std::size_t begin { 0 }; begin < ids.size(); begin += chunk)
+    {
+        whole.append(patchPiece(ids.subspan(begin, std::min(chunk, ids.size() - begin))));
+    }
+    return whole;
+}
+
+MeshPiece GridMesh::patchPiece(std::span<const GlobalIndex> ids) const
+{
     // the squares (cubes) of the cells, and those across each of their faces
+    // every block and its face neighbours (2 per dimension), reserved at once: no doubling
     std::vector<std::int64_t> blocks;
-    blocks.reserve(ids.size() / static_cast<std::size_t>(cellsPerBlock()) + 16);
+    blocks.reserve(
+        static_cast<std::size_t>(1 + 2 * dimension(shape_)) *
+        (ids.size() / static_cast<std::size_t>(cellsPerBlock()) + 1)
+    );
     for (const GlobalIndex id : ids)
     {
         FIELDSYNC_CHECK(
@@ -196,6 +224,7 @@ MeshPiece GridMesh::piece(std::span<const GlobalIndex> ids) const
     {
         addCells(b, patch);
     }
+    std::vector<std::int64_t>().swap(blocks); // freed before the piece is made
     return MeshPiece(patch, ids);
 }
 

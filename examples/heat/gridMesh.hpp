@@ -51,6 +51,9 @@ private:
     /** @brief Global id of grid node (i, j, k). */
     [[nodiscard]] std::int64_t nodeId(std::int64_t i, std::int64_t j, std::int64_t k) const;
 
+    /** @brief piece() of at most a chunk of ids, from one patch (the ids and their neighbours). */
+    [[nodiscard]] MeshPiece patchPiece(std::span<const GlobalIndex> ids) const;
+
     /** @brief Appends the cells of square (cube) @p block to @p out. */
     void addCells(std::int64_t block, std::vector<PatchCell>& out) const;
 

@@ -25,7 +25,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <unordered_map>
 
 namespace fieldsync::heat
 {
@@ -98,12 +97,38 @@ HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
         "HeatSolver: the mesh piece has " + std::to_string(piece.nCells()) +
             " cells, the layout owns " + std::to_string(layout.nOwned())
     );
-    std::unordered_map<GlobalIndex, LocalIndex> local;
-    local.reserve(layout.nLocal());
-    for (std::size_t i { 0 }; i < layout.nLocal(); ++i)
+    // global -> local id: the owned ids are ascending (searched in place), the ghosts sorted
+    // apart (a hash map of every cell took about 60 bytes a cell at the set-up's peak)
+    const std::span<const GlobalIndex> ownedIds { layout.globalIds().first(nOwned_) };
+    FIELDSYNC_CHECK(
+        std::is_sorted(ownedIds.begin(), ownedIds.end()),
+        "HeatSolver: the layout's owned ids are not ascending"
+    );
+    std::vector<std::pair<GlobalIndex, LocalIndex>> ghosts;
+    ghosts.reserve(layout.nLocal() - nOwned_);
+    for (std::size_t i { nOwned_ }; i < layout.nLocal(); ++i)
     {
-        local.emplace(layout.globalIds()[i], static_cast<LocalIndex>(i));
+        ghosts.emplace_back(layout.globalIds()[i], static_cast<LocalIndex>(i));
     }
+    std::sort(ghosts.begin(), ghosts.end());
+    const auto localOf = [&ownedIds, &ghosts](GlobalIndex id)
+    {
+        const auto owned { std::lower_bound(ownedIds.begin(), ownedIds.end(), id) };
+        if (owned != ownedIds.end() && *owned == id)
+        {
+            return static_cast<LocalIndex>(owned - ownedIds.begin());
+        }
+        const auto ghost { std::lower_bound(
+            ghosts.begin(),
+            ghosts.end(),
+            std::pair<GlobalIndex, LocalIndex> { id, LocalIndex { -1 } }
+        ) };
+        FIELDSYNC_CHECK(
+            ghost != ghosts.end() && ghost->first == id,
+            "HeatSolver: neighbour " + std::to_string(id) + " is neither owned nor a ghost"
+        );
+        return ghost->second;
+    };
     auto u = Kokkos::create_mirror_view(u_);
     auto volume = Kokkos::create_mirror_view(volume_);
     auto offsets = Kokkos::create_mirror_view(faceOffsets_);
@@ -122,7 +147,7 @@ HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
         for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
         {
             const GlobalIndex nb { piece.faceNeighbours()[f] };
-            faceCell(f) = nb >= 0 ? local.at(nb) : LocalIndex { -1 };
+            faceCell(f) = nb >= 0 ? localOf(nb) : LocalIndex { -1 };
             coefficient(f) = piece.faceCoefficients()[f];
         }
         offsets(i + 1) = piece.faceOffsets()[i + 1];

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <vector>
 
 namespace fieldsync::heat
@@ -191,20 +192,20 @@ PartitionedMesh
 partitionMesh(const mpi::MPIEnvironment& env, const MeshSource& source, PartitionerKind partitioner)
 {
     PartitionedMesh mesh;
-    {
-        // 1. each rank makes its slab (only the graph is kept), 2. the slabs are partitioned
-        const auto [begin, end] = source.slab(env.rank(), env.sizeRank());
-        std::vector<GlobalIndex> slabIds;
-        slabIds.reserve(static_cast<std::size_t>(end - begin));
-        for (GlobalIndex id { begin }; id < end; ++id)
+    // 1. each rank makes its slab (only the graph is kept), 2. the slabs are partitioned,
+    // 3. each rank makes the cells it now owns; the slab's ids, graph and parts, and the owned
+    // ids, are freed before the next step (doc/notes/scaling.md, "Memory per cell")
+    mesh.piece = source.piece(
+        [&]
         {
-            slabIds.push_back(id);
-        }
-        const CellGraph slab { source.piece(slabIds).graph() };
-        const std::vector<int> parts { slabParts(env, slab, partitioner) };
-        // 3. each rank makes the cells it now owns
-        mesh.piece = source.piece(redistribute(env, slabIds, parts));
-    }
+            const auto [begin, end] = source.slab(env.rank(), env.sizeRank());
+            std::vector<GlobalIndex> slabIds(static_cast<std::size_t>(end - begin));
+            std::iota(slabIds.begin(), slabIds.end(), begin);
+            const CellGraph slab { source.piece(slabIds).graph() };
+            const std::vector<int> parts { slabParts(env, slab, partitioner) };
+            return redistribute(env, slabIds, parts);
+        }()
+    );
     // 4. the distributed halo: owners found through the directory, neighbours through NBX
     mesh.layout = partition::HaloBuilder(env, 1).build(mesh.piece.graph());
     return mesh;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 namespace fieldsync::heat
@@ -129,7 +131,7 @@ Point mean(std::span<const Point> points)
 struct FaceEntry
 {
     std::array<std::int64_t, 4> key; /**< sorted global node ids, padded with -1 */
-    std::size_t cell;                /**< patch cell */
+    std::uint32_t cell;              /**< patch cell (32 bits: 40 bytes an entry, not 48) */
     int face;                        /**< face number within the cell */
 };
 
@@ -156,16 +158,24 @@ struct FaceMatch
 /** @brief For each patch cell and face: the neighbouring patch cell, or -1. */
 FaceMatch matchFaces(std::span<const PatchCell> patch)
 {
-    std::vector<FaceEntry> entries;
+    FIELDSYNC_CHECK(
+        patch.size() <= std::numeric_limits<std::uint32_t>::max(),
+        "MeshPiece: a patch of " + std::to_string(patch.size()) + " cells is too large"
+    );
     std::vector<std::size_t> first(patch.size() + 1, 0);
+    for (std::size_t c { 0 }; c < patch.size(); ++c)
+    {
+        first[c + 1] = first[c] + static_cast<std::size_t>(faceCount(patch[c].shape));
+    }
+    std::vector<FaceEntry> entries;
+    entries.reserve(first.back()); // exact: no doubling of the largest set-up array
     for (std::size_t c { 0 }; c < patch.size(); ++c)
     {
         const PatchCell& cell = patch[c];
         const int nFaceNodes { faceNodeCount(cell.shape) };
-        first[c + 1] = first[c] + static_cast<std::size_t>(faceCount(cell.shape));
         for (int f { 0 }; f < faceCount(cell.shape); ++f)
         {
-            FaceEntry e { { -1, -1, -1, -1 }, c, f };
+            FaceEntry e { { -1, -1, -1, -1 }, static_cast<std::uint32_t>(c), f };
             for (int k { 0 }; k < nFaceNodes; ++k)
             {
                 const int node { faces(cell.shape
@@ -249,7 +259,11 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
             std::span<const Point>(patch[c].points.data(), std::size_t(nodeCount(patch[c].shape)))
         );
     }
-    ids_.assign(ownedIds.begin(), ownedIds.end());
+    // patch position of each owned cell, and the exact sizes of the arrays (no doubling)
+    std::vector<std::size_t> position;
+    position.reserve(ownedIds.size());
+    std::size_t nFaces { 0 };
+    std::size_t nNodes { 0 };
     for (const GlobalIndex id : ownedIds)
     {
         const auto it =
@@ -258,7 +272,25 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
             it != byId.end() && it->first == id,
             "MeshPiece: cell " + std::to_string(id) + " is not in the patch"
         );
-        const std::size_t c { it->second };
+        position.push_back(it->second);
+        nFaces += static_cast<std::size_t>(faceCount(patch[it->second].shape));
+        nNodes += static_cast<std::size_t>(nodeCount(patch[it->second].shape));
+    }
+    std::vector<std::pair<GlobalIndex, std::size_t>>().swap(byId);
+    ids_.assign(ownedIds.begin(), ownedIds.end());
+    shapes_.reserve(ids_.size());
+    volume_.reserve(ids_.size());
+    centroid_.reserve(ids_.size());
+    faceOffsets_.reserve(ids_.size() + 1);
+    nodeOffsets_.reserve(ids_.size() + 1);
+    faceNeighbour_.reserve(nFaces);
+    faceCoefficient_.reserve(nFaces);
+    nodes_.reserve(nNodes);
+    points_.reserve(nNodes);
+    for (std::size_t i { 0 }; i < ids_.size(); ++i)
+    {
+        const GlobalIndex id { ids_[i] };
+        const std::size_t c { position[i] };
         const PatchCell& cell = patch[c];
         shapes_.push_back(cell.shape);
         const double v { cellVolume(cell.shape, cell.points) };
@@ -297,9 +329,16 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
 
 CellGraph MeshPiece::graph() const
 {
-    std::vector<std::size_t> offsets { 0 };
+    std::vector<std::size_t> offsets;
+    offsets.reserve(nCells() + 1);
+    offsets.push_back(0);
+    std::size_t inner { 0 };
+    for (const GlobalIndex n : faceNeighbour_)
+    {
+        inner += n >= 0 ? 1 : 0;
+    }
     std::vector<GlobalIndex> adjacency;
-    adjacency.reserve(faceNeighbour_.size());
+    adjacency.reserve(inner);
     for (std::size_t i { 0 }; i < nCells(); ++i)
     {
         for (std::size_t f { faceOffsets_[i] }; f < faceOffsets_[i + 1]; ++f)
@@ -312,6 +351,49 @@ CellGraph MeshPiece::graph() const
         offsets.push_back(adjacency.size());
     }
     return CellGraph(ids_, std::move(offsets), std::move(adjacency));
+}
+
+void MeshPiece::reserve(std::size_t cells, std::size_t faces, std::size_t nodes)
+{
+    ids_.reserve(cells);
+    shapes_.reserve(cells);
+    volume_.reserve(cells);
+    centroid_.reserve(cells);
+    faceOffsets_.reserve(cells + 1);
+    nodeOffsets_.reserve(cells + 1);
+    faceNeighbour_.reserve(faces);
+    faceCoefficient_.reserve(faces);
+    nodes_.reserve(nodes);
+    points_.reserve(nodes);
+}
+
+void MeshPiece::append(const MeshPiece& other)
+{
+    FIELDSYNC_CHECK(
+        ids_.empty() || other.ids_.empty() || ids_.back() < other.ids_.front(),
+        "MeshPiece::append: cell " +
+            std::to_string(other.ids_.empty() ? GlobalIndex { -1 } : other.ids_.front()) +
+            " does not follow the piece's last cell"
+    );
+    const std::size_t faceBase { faceNeighbour_.size() };
+    const std::size_t nodeBase { nodes_.size() };
+    ids_.insert(ids_.end(), other.ids_.begin(), other.ids_.end());
+    shapes_.insert(shapes_.end(), other.shapes_.begin(), other.shapes_.end());
+    volume_.insert(volume_.end(), other.volume_.begin(), other.volume_.end());
+    centroid_.insert(centroid_.end(), other.centroid_.begin(), other.centroid_.end());
+    faceNeighbour_.insert(
+        faceNeighbour_.end(), other.faceNeighbour_.begin(), other.faceNeighbour_.end()
+    );
+    faceCoefficient_.insert(
+        faceCoefficient_.end(), other.faceCoefficient_.begin(), other.faceCoefficient_.end()
+    );
+    nodes_.insert(nodes_.end(), other.nodes_.begin(), other.nodes_.end());
+    points_.insert(points_.end(), other.points_.begin(), other.points_.end());
+    for (std::size_t i { 1 }; i < other.faceOffsets_.size(); ++i)
+    {
+        faceOffsets_.push_back(faceBase + other.faceOffsets_[i]);
+        nodeOffsets_.push_back(nodeBase + other.nodeOffsets_[i]);
+    }
 }
 
 std::size_t MeshPiece::memoryBytes() const noexcept

@@ -120,6 +120,16 @@ public:
     /** @brief The cells' graph: face neighbours in face order, boundary faces left out. */
     [[nodiscard]] CellGraph graph() const;
 
+    /** @brief Reserves room for @p cells cells with @p faces faces and @p nodes nodes in all. */
+    void reserve(std::size_t cells, std::size_t faces, std::size_t nodes);
+
+    /**
+     * @brief Appends the cells of @p other, whose ids must all exceed this piece's (a piece made
+     * in chunks of ascending ids).
+     * @throws Error when the ids would not be ascending.
+     */
+    void append(const MeshPiece& other);
+
     /** @brief Bytes held by this piece's arrays. */
     [[nodiscard]] std::size_t memoryBytes() const noexcept;
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 
 using namespace fieldsync;
@@ -164,6 +165,37 @@ TEST_CASE("GridMesh: generated 2-D and 3-D meshes have consistent geometry")
     }
     REQUIRE(boundary == 2 * (5 * 4 + 4 * 3 + 5 * 3));
     REQUIRE_THROWS_AS(heat::GridMesh(heat::CellShape::Hexahedron, 0, 1, 1, 1), Error);
+}
+
+TEST_CASE("GridMesh: a piece made in chunks has the geometry of single patches")
+{
+    // 68 000 triangles: more than one chunk of 65 536 ids (GridMesh::piece)
+    const heat::GridMesh tri { heat::GridMesh::triangles(200, 170, 3) };
+    const heat::MeshPiece all { whole(tri) };
+    REQUIRE(all.nCells() == 68000);
+    REQUIRE_NOTHROW(all.graph().checkSymmetric());
+    // each cell as made from one patch: two halves, every third cell, and a slab across the
+    // chunk boundary
+    requireSameGeometry(tri.piece(range(0, 34000)), all);
+    requireSameGeometry(tri.piece(range(34000, 68000)), all);
+    requireSameGeometry(tri.piece(range(1, 68000, 3)), all);
+    requireSameGeometry(tri.piece(range(60000, 68000)), all);
+    // node ids and points after the chunk boundary: a node has one position in every cell
+    std::map<std::int64_t, heat::Point> position;
+    for (std::size_t c { 0 }; c < all.nCells(); ++c)
+    {
+        REQUIRE(all.ids()[c] == static_cast<GlobalIndex>(c));
+        REQUIRE(all.nodes(c).size() == 3);
+        for (std::size_t k { 0 }; k < 3; ++k)
+        {
+            const auto [it, added] { position.emplace(all.nodes(c)[k], all.points(c)[k]) };
+            REQUIRE(it->second == all.points(c)[k]);
+        }
+    }
+    REQUIRE(position.size() == 201 * 171); // grid nodes, each placed once
+    // appending cells that do not follow is refused
+    heat::MeshPiece piece { tri.piece(range(10, 20)) };
+    REQUIRE_THROWS_AS(piece.append(tri.piece(range(0, 5))), Error);
 }
 
 TEST_CASE("TriMesh: Gmsh mesh has consistent geometry")

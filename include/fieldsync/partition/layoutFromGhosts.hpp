@@ -33,8 +33,8 @@ namespace fieldsync::partition
  * One answered exchange (mpi::answeredExchange(), as GhostList's): each rank asks the owners
  * of its ghosts for their global ids, each owner answers them and learns which of its cells
  * each asker needs (the layout's send map, by global id like the asker's receive range), and
- * the agreement that closes the exchange says whether any rank found bad input. In check mode
- * the ranks first agree that they all make this call (mpi::agreeOnSetUp()).
+ * the agreement that closes the exchange says whether any rank found bad input. First
+ * the ranks agree that they all make this call (mpi::agreeOnSetUp(), in every mode).
  *
  * Not checked: that the adjacency is symmetric across ranks and that every cell is owned by
  * exactly one rank; HaloBuilder checks both when Rebalancer rebuilds the layout after a

@@ -8,9 +8,10 @@
 //              owners of every neighbour given (numbering, interior/boundary split and maps);
 //   petscSF    PetscSFSetGraph + PetscSFSetUp on the same ghost list (PETSC_USE_POINTER), only
 //              when built with PETSc (found by pkg-config; never downloaded);
-//   agreement  one set-up agreement (mpi::agreeOnSetUp, which every set-up call makes first,
-//              in every mode; the ghostList set-up above makes two, GhostList's and its
-//              Communicator's): its share of a set-up is what agreeing costs;
+//   agreement  one set-up agreement (mpi::agreeOnSetUp, which the set-up calls whose next step
+//              blocks in MPI make first in every mode; the ghostList set-up above makes none
+//              outside check mode, its answered exchange naming a missing rank by itself): the
+//              column agr/gl is what agreeing would add to the ghost list's set-up;
 //   floor      one plain loop summing the builder's input per adjacency entry (neighbour id and
 //              owner): what a single streaming pass over that input costs, the least any builder
 //              that reads every entry can take (the builder reads the owners only of its ghost
@@ -163,7 +164,7 @@ Sample runAgreement(const fieldsync::mpi::MPIEnvironment& env)
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 { MPI_Wtime() };
     fieldsync::mpi::agreeOnSetUp(
-        env.comm(), fieldsync::mpi::SetUpCall::GhostList, std::source_location::current()
+        env.comm(), fieldsync::mpi::SetUpCall::HaloBuilder, std::source_location::current()
     );
     return { MPI_Wtime() - t0, 0.0 };
 }

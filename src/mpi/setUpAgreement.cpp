@@ -368,7 +368,9 @@ const char* toString(SetUpCall call) noexcept
 
 bool agreedInEveryMode(SetUpCall call) noexcept
 {
-    return call != SetUpCall::HierarchyAllReduce;
+    // GhostList's first collective step is an answered exchange through the one wait, which
+    // names a rank that never comes; the hierarchy's allReduce is a per-step call
+    return call != SetUpCall::GhostList && call != SetUpCall::HierarchyAllReduce;
 }
 
 void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where)

@@ -53,7 +53,7 @@ public:
     /**
      * @brief Collective: MPI_Comm_split of comm() by @p color, ordered by @p key.
      * A negative color (MPI_UNDEFINED) gives an environment without communicator on that rank is
-     * not supported: every rank must pass a color >= 0. In check mode the ranks first agree on
+     * not supported: every rank must pass a color >= 0. The ranks first agree on
      * the call (agreeOnSetUp), so a rank that never calls is named at @p where.
      */
     [[nodiscard]] MPIEnvironment
@@ -62,19 +62,19 @@ public:
     /**
      * @brief Collective: ranks that pass the same @p name land in the same sub-communicator,
      * ordered by their rank in comm() (seeds/000). Names are compared exactly, so two different
-     * names never share a communicator, whatever their hashes. Agreed in check mode, as split().
+     * names never share a communicator, whatever their hashes. Agreed, as split().
      */
     [[nodiscard]] MPIEnvironment split(
         std::string_view name, std::source_location where = std::source_location::current()
     ) const;
 
     /** @brief Collective: the ranks of comm() that share memory (one node), MPI_COMM_TYPE_SHARED.
-     * Agreed in check mode, as split(). */
+     * Agreed first, as split(). */
     [[nodiscard]] MPIEnvironment
     splitShared(std::source_location where = std::source_location::current()) const;
 
     /** @brief Collective: a duplicate of comm() (own context, so its tags never meet comm()'s).
-     * Agreed in check mode, as split(). */
+     * Agreed first, as split(). */
     [[nodiscard]] MPIEnvironment
     duplicate(std::source_location where = std::source_location::current()) const;
 

@@ -42,10 +42,13 @@ enum class SetUpCall : std::int64_t
 [[nodiscard]] const char* toString(SetUpCall call) noexcept;
 
 /**
- * @brief Whether @p call is agreed on without check mode too: every set-up call, which runs once
- * per pattern or communicator, so that the agreement's small all-gather is a small share of it
- * (doc/performance.md, "Set-up agreement"); not the per-step HierarchyAllReduce, agreed in check
- * mode (FIELDSYNC_CHECK=1) only.
+ * @brief Whether @p call is agreed on without check mode too: every set-up call whose inputs
+ * must match or whose next step blocks inside MPI (doc/performance.md, "Set-up agreement");
+ * not GhostList (its first collective step is an answered exchange through the one wait, which
+ * names a rank that never comes, and the agreement would double its cost at small sizes) nor
+ * the per-step HierarchyAllReduce, agreed in check mode (FIELDSYNC_CHECK=1) only. The halo
+ * Communicator constructor with its pattern checked (an answered exchange too) agrees in check
+ * mode only, for the same reason.
  */
 [[nodiscard]] bool agreedInEveryMode(SetUpCall call) noexcept;
 

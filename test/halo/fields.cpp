@@ -4,8 +4,8 @@
 // LayoutRight's, with a padded column and with padded rows), forward with in-place on and off and
 // reverse (Sum), on all-to-all receive lists that are one run per neighbour, runs of 6 cells and
 // single cells: every cell is checked against a closed form of its global id and component,
-// computed here from the pattern alone. A one-column LayoutLeft or LayoutStride field goes to MPI in place as a
-// rank-1 field does: seen in its ExchangeStats (no pack and no unpack time at all).
+// computed here from the pattern alone. A one-column LayoutLeft or LayoutStride field goes to MPI
+// in place as a rank-1 field does: seen in its ExchangeStats (no pack and no unpack time at all).
 #include "fieldsync_test/catch.hpp"
 
 #include "haloPatterns.hpp"

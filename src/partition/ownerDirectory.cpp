@@ -40,7 +40,6 @@ OwnerDirectory::OwnerDirectory(
     : comm_(mpi::detail::privateComm(comm, where))
 {
     int size { 0 };
-    FIELDSYNC_MPI_AT(MPI_Comm_rank(comm_, &rank_), where);
     FIELDSYNC_MPI_AT(MPI_Comm_size(comm_, &size), where);
     GlobalIndex localMax { -1 };
     for (const GlobalIndex id : ownedIds)
@@ -49,10 +48,8 @@ OwnerDirectory::OwnerDirectory(
     }
     mpi::allReduce(localMax, mpi::ReduceOp::Max, comm_, mpi::CallOptions<> {}, where);
     idBound_ = localMax + 1;
-    blockSize_ = std::max<GlobalIndex>(1, (idBound_ + size - 1) / size);
-    const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
-    const GlobalIndex count { std::clamp<GlobalIndex>(idBound_ - first, 0, blockSize_) };
-    entries_.assign(static_cast<std::size_t>(count), -1);
+    // ceil(N / P) as floor((N - 1) / P) + 1: no overflow for ids within P of 2^63
+    blockSize_ = std::max<GlobalIndex>(1, localMax / size + 1);
 
     // each home answers 1 to a registration that claims a cell already claimed; the answers
     // reach the claimants before the agreement, so every rank learns that one did
@@ -65,8 +62,9 @@ OwnerDirectory::OwnerDirectory(
         {
             for (const std::int64_t id : message.data)
             {
-                int& owner = entries_[static_cast<std::size_t>(id - first)];
-                if (owner != -1)
+                const auto [entry, inserted] = entries_.try_emplace(id, message.rank);
+                int& owner { entry->second };
+                if (!inserted)
                 {
                     answer[0] = 1;
                     error = error.empty() ? "OwnerDirectory: cell " + std::to_string(id) +
@@ -114,7 +112,6 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
     {
         order.insert(order.end(), question.data.begin(), question.data.end());
     }
-    const GlobalIndex first { static_cast<GlobalIndex>(rank_) * blockSize_ };
     const mpi::AnsweredExchange answered { mpi::answeredExchange(
         comm_,
         std::move(questions),
@@ -123,7 +120,8 @@ OwnerDirectory::owners(std::span<const GlobalIndex> ids, std::source_location wh
         {
             for (std::size_t k { 0 }; k < question.data.size(); ++k)
             {
-                answer[k] = entries_[static_cast<std::size_t>(question.data[k] - first)];
+                const auto entry = entries_.find(question.data[k]);
+                answer[k] = entry == entries_.end() ? -1 : entry->second;
             }
         },
         [](std::span<const std::int64_t>) { return mpi::AgreementBid {}; },

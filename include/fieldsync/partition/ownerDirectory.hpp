@@ -5,6 +5,7 @@
 
 #include <source_location>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include <mpi.h>
@@ -16,9 +17,11 @@ namespace fieldsync::partition
  * @brief A distributed directory of cell owners: which rank owns global id g.
  *
  * The entry of g lives on its home rank g / ceil(N / P), where N is one more than the largest
- * global id and P the communicator size, so each rank keeps at most ceil(N / P) entries and
- * nothing per rank of the communicator. For dense ids (0..N-1) the memory per rank is the
- * local share of the mesh.
+ * global id and P the communicator size: homes are contiguous blocks of the id range, so a
+ * rank's contiguous ids go to few homes. A home keeps one entry per id registered there (a hash
+ * map), so its memory and set-up time follow the number of cells, not the id range: sparse ids
+ * (hashed, 64-bit, a mesh generator's numbering) cost what dense ones do, and nothing is kept
+ * per rank of the communicator. For dense ids (0..N-1) a home keeps at most ceil(N / P) entries.
  *
  * Registration and queries are answered exchanges (mpi::answeredExchange()): each rank sends
  * each home rank its ids, the home answers each message, and one agreement closes the step. The
@@ -47,7 +50,10 @@ public:
         std::source_location where = std::source_location::current()
     ) const;
 
-    /** @brief Number of directory entries this rank keeps (ceil(N / P) or fewer). */
+    /**
+     * @brief Number of directory entries this rank keeps: the ids registered at this home (all
+     * ranks' entries sum to the number of registered ids, whatever their range).
+     */
     [[nodiscard]] std::size_t localEntries() const noexcept { return entries_.size(); }
 
     /** @brief One more than the largest registered id (N). */
@@ -61,10 +67,9 @@ private:
     }
 
     MPI_Comm comm_;               /**< the private duplicate of the caller's communicator */
-    int rank_ { 0 };              /**< this rank */
     GlobalIndex idBound_ { 0 };   /**< N */
     GlobalIndex blockSize_ { 1 }; /**< ceil(N / P) */
-    std::vector<int> entries_;    /**< owners of ids [rank_*blockSize_, ...), -1 when none */
+    std::unordered_map<GlobalIndex, int> entries_; /**< owner of each id registered here */
 };
 
 } // namespace fieldsync::partition

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-    cmake ninja-build g++ ccache pkg-config
+    cmake ninja-build g++ ccache pkg-config lld
     libtrilinos-kokkos-dev
     openmpi-bin libopenmpi-dev
     mpich libmpich-dev

@@ -2,10 +2,7 @@
 // The compatibility suite's main, written as a NeoN test main is: MPIInit first, then the
 // program's own Kokkos::initialize, the tests, Kokkos::finalize, and MPI ending with MPIInit's
 // scope. Kokkos 4 aborts if fieldsync started or finalised Kokkos a second time.
-#if !defined(FIELDSYNC_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER
-#endif
-#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/catchSession.hpp"
 
 #include "fieldsync/core/mpi/environment.hpp"
 
@@ -17,12 +14,7 @@ int main(int argc, char* argv[])
 {
     fieldsync::mpi::MPIInit mpi(argc, argv);
     Kokkos::initialize(argc, argv);
-    int result { 0 };
-    {
-        Catch::Session session;
-        const int rc = session.applyCommandLine(argc, argv);
-        result = rc != 0 ? 1 : session.run();
-    }
+    int result { fieldsync::test::runCatchSession(argc, argv) };
     MPI_Allreduce(MPI_IN_PLACE, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     Kokkos::finalize();
     return result != 0 ? 1 : 0;

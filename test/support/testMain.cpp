@@ -1,25 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The main of every test executable: starts MPI and Kokkos through MPIInit, runs Catch2 on each
 // rank, and fails on every rank when a test failed on any rank.
-#if !defined(FIELDSYNC_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER
-#endif
-#include "fieldsync_test/catch.hpp"
+#include "fieldsync_test/catchSession.hpp"
 
 #include "fieldsync/mpi/mpiInit.hpp"
 
 #include <mpi.h>
 
+#include <cstdio>
+
 int main(int argc, char** argv)
 {
     fieldsync::mpi::MPIInit init(argc, argv);
     fieldsync::mpi::ensureKokkos(); // Kokkos now: this program makes Kokkos views itself
-    int failed { 0 };
-    {
-        Catch::Session session;
-        const int rc = session.applyCommandLine(argc, argv);
-        failed = rc != 0 ? 1 : session.run();
-    }
+    const int failed { fieldsync::test::runCatchSession(argc, argv) };
     int anyFailed { 0 };
     MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     int rank { 0 };

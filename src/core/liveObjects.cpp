@@ -206,7 +206,7 @@ std::string takeDeferredError()
 
 void raiseDeferredError(const std::source_location& where)
 {
-    if (LiveRegistry::instance().deferred.load(std::memory_order_relaxed)) [[unlikely]]
+    if (LiveRegistry::instance().deferred.load(std::memory_order_relaxed))
     {
         const std::string text = takeDeferredError();
         if (!text.empty())

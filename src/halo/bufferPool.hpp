@@ -43,7 +43,7 @@ public:
         const RankSimplexCommMap& to
     )
     {
-        if (last < entries_.size() && fits(entries_[last], space, reverse, backEnd)) [[likely]]
+        if (last < entries_.size() && fits(entries_[last], space, reverse, backEnd))
         {
             entries_[last].claimed = true; // the exchange's own buffer again: no search
             entries_[last].lastOwner = owner;

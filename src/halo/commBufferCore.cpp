@@ -328,8 +328,7 @@ CommBufferCore::slice(int rank, const std::type_info& type, const std::source_lo
     return { storage_ + byteOffsets_[uk], bytesOf(uk) };
 }
 
-[[gnu::always_inline]] inline void
-CommBufferCore::post(char* base, int tag, const std::source_location& where)
+void CommBufferCore::post(char* base, int tag, const std::source_location& where)
 {
     // the usual post repeats the last one (same peers, sizes, memory): the transport is told so,
     // and neither side gathers nor compares the messages again
@@ -351,7 +350,7 @@ CommBufferCore::post(char* base, int tag, const std::source_location& where)
     postedValid_ = true;
 }
 
-[[gnu::hot]] void CommBufferCore::send(int tag, std::source_location where)
+void CommBufferCore::send(int tag, std::source_location where)
 {
     requireState(BufferState::Claimed, "send", where);
     if (staging_)
@@ -363,7 +362,7 @@ CommBufferCore::post(char* base, int tag, const std::source_location& where)
     state_ = BufferState::InFlight;
 }
 
-[[gnu::hot]] void CommBufferCore::receive(int tag, std::source_location where)
+void CommBufferCore::receive(int tag, std::source_location where)
 {
     requireState(BufferState::Claimed, "receive", where);
     isSend_ = false;
@@ -399,7 +398,7 @@ void CommBufferCore::gatherMessages(char* base, const std::source_location& wher
     layoutChanged_ = false;
 }
 
-[[gnu::hot]] bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
+bool CommBufferCore::complete(bool isReceive, const std::source_location& where)
 {
     if (state_ == BufferState::Complete)
     {
@@ -427,7 +426,7 @@ void CommBufferCore::gatherMessages(char* base, const std::source_location& wher
     return true;
 }
 
-[[gnu::hot]] std::optional<bool>
+std::optional<bool>
 CommBufferCore::completeTogether(CommBufferCore& sends, const std::source_location& where)
 {
     std::optional<bool> done;

@@ -455,7 +455,7 @@ ExchangeContext checkAndAgree(
         "Communicator commit",
         where
     ) };
-    if (answered.agreed[0] != 0) [[unlikely]]
+    if (answered.agreed[0] != 0)
     {
         // the texts as the commit's own check writes them: every peer either side lists
         std::map<int, PeerRecord> theirs;

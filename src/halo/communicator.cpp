@@ -267,15 +267,14 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
     return done;
 }
 
-[[gnu::hot]] std::int64_t
-CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
+std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
     const ProfilingRegion region(options_.profiling, "fieldsync::halo::wait");
     const auto startTime = stamp();
     noticed_ = false;
     try
     {
-        if (check_) [[unlikely]]
+        if (check_)
         {
             checkedWait(exchange, where);
         }
@@ -515,14 +514,13 @@ void Communicator::checkBlock(
     );
 }
 
-[[gnu::hot]] void
-Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+void Communicator::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     running(reverse ? "Communicator::startReverse" : "Communicator::startComm", key.where())
         .start(fields, key, reverse, op);
 }
 
-[[gnu::hot]] void Communicator::finish(
+void Communicator::finish(
     const Fields& fields, const CommKey* key, bool reverse, const std::source_location& where
 )
 {

@@ -48,14 +48,14 @@ class ProfilingRegion
 public:
     ProfilingRegion(bool on, const char* name) : on_(on)
     {
-        if (on_) [[unlikely]]
+        if (on_)
         {
             push(name);
         }
     }
     ~ProfilingRegion()
     {
-        if (on_) [[unlikely]]
+        if (on_)
         {
             pop();
         }
@@ -253,7 +253,7 @@ public:
      */
     void listenWhilePolling(Exchange& exchange, const std::source_location& where)
     {
-        if (++exchange.polls % listenEvery == 0) [[unlikely]]
+        if (++exchange.polls % listenEvery == 0)
         {
             listen(exchange, where);
         }
@@ -324,7 +324,6 @@ public:
     Exchange& byKey(const CommKey& key, bool reverse)
     {
         if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
-            [[likely]]
         {
             return *last_;
         }
@@ -382,17 +381,5 @@ public:
     std::vector<Failure> failures_; /**< failed starts, one per tag (empty in a correct run) */
     static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete probes notices every N */
 };
-
-#if defined(__GLIBC__) && defined(__x86_64__) && defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG)
-// Every set-up allocates one state. glibc serves a request of up to 1000 bytes from its per-thread
-// cache or a small bin; a larger one first merges every freed small block (malloc_consolidate),
-// thousands of instructions on a heap in use. So the state stays below that size: what only a
-// neighbourhood back end, check mode or a packed message needs is allocated apart (setUp_, and
-// the pattern's cell hashes and runs).
-static_assert(
-    sizeof(CommunicatorState) <= 1000,
-    "CommunicatorState has grown past glibc's small-request size: allocate rarely used parts apart"
-);
-#endif
 
 } // namespace fieldsync::halo

@@ -38,7 +38,7 @@ DuplexBuffer::DuplexBuffer(
 {
 }
 
-[[gnu::hot]] void DuplexBuffer::initComm(
+void DuplexBuffer::initComm(
     std::string_view name,
     const std::type_info& type,
     std::size_t entryBytes,
@@ -73,7 +73,7 @@ void DuplexBuffer::setTransports(
     receive_.setTransport(std::move(receive), where);
 }
 
-[[gnu::hot]] void DuplexBuffer::startReceives(const std::source_location& where)
+void DuplexBuffer::startReceives(const std::source_location& where)
 {
     mpi::detail::requireMpiRunning("FullDuplexCommBuffer::startComm", where);
     if (receive_.state() != BufferState::Claimed)
@@ -90,7 +90,7 @@ void DuplexBuffer::setTransports(
     receive_.receive(tag_, where);
 }
 
-[[gnu::hot]] void DuplexBuffer::startSends(const std::source_location& where)
+void DuplexBuffer::startSends(const std::source_location& where)
 {
     if (send_.state() != BufferState::Claimed)
     {
@@ -100,7 +100,7 @@ void DuplexBuffer::setTransports(
     send_.send(tag_, where);
 }
 
-[[gnu::always_inline]] inline bool DuplexBuffer::testHalves(const std::source_location& where)
+bool DuplexBuffer::testHalves(const std::source_location& where)
 {
     if (faultHappens(&FaultSettings::order)) // fault injection: the receives are tested first
     {
@@ -124,14 +124,14 @@ void DuplexBuffer::setTransports(
     return receive_.complete(true, where) && sent;
 }
 
-[[gnu::hot]] bool DuplexBuffer::isComplete(const std::source_location& where)
+bool DuplexBuffer::isComplete(const std::source_location& where)
 {
     mpi::detail::requireMpiRunning("FullDuplexCommBuffer::isComplete", where);
     checkStarted("isComplete", where);
     return testHalves(where);
 }
 
-[[gnu::hot]] void DuplexBuffer::waitComplete(
+void DuplexBuffer::waitComplete(
     std::string_view what, const std::source_location& where, const std::function<void()>& listen
 )
 {
@@ -236,7 +236,7 @@ void DuplexBuffer::failStarted(std::string_view call, const std::source_location
     );
 }
 
-[[gnu::hot]] void DuplexBuffer::copySelf(const std::source_location& where)
+void DuplexBuffer::copySelf(const std::source_location& where)
 {
     const int self = send_.myRank();
     const int ks = send_.selfSlot();

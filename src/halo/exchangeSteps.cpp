@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
 // run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
-// markStarted; finish = checkSameFields, wait, unpackReceives, release. The functions an
-// exchange's usual path calls, here and in the buffers and the back end, are [[gnu::hot]]: GCC
-// places them together, in a few pages instead of spread over the library
-// (doc/notes/performance.md).
+// markStarted; finish = checkSameFields, wait, unpackReceives, release.
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -96,8 +93,7 @@ RunRange runRange(
 }
 } // namespace
 
-[[gnu::hot]] void
-CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+void CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
 {
     try
     {
@@ -114,8 +110,9 @@ CommunicatorState::start(const Fields& fields, const CommKey& key, bool reverse,
     }
 }
 
-[[gnu::always_inline]] inline void
-CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op)
+void CommunicatorState::startSteps(
+    const Fields& fields, const CommKey& key, bool reverse, ReverseOp op
+)
 {
     const ProfilingRegion region(options_.profiling, "fieldsync::halo::post");
     const auto startTime = stamp();
@@ -129,7 +126,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
         packTicks = packSends(exchange, buffer, fields, stride);
-        if (check_) [[unlikely]]
+        if (check_)
         {
             checkedSends(exchange, buffer, fields, stride, key.where());
         }
@@ -147,7 +144,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
     markStarted(exchange, buffer, startTime, packTicks);
 }
 
-[[gnu::always_inline]] inline std::size_t CommunicatorState::validate(
+std::size_t CommunicatorState::validate(
     const Fields& fields,
     const CommKey& key,
     bool reverse,
@@ -196,7 +193,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
     return stride;
 }
 
-[[gnu::always_inline]] inline Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
+Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
 {
     const auto& where = key.where();
     Exchange* found { nullptr };
@@ -227,7 +224,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
     );
     ++found->attempts; // from here an Error leaves this start: the peers hear of it
     found->polls = 0;
-    if (!failures_.empty()) [[unlikely]]
+    if (!failures_.empty())
     {
         refuseFailed(*found, where);
     }
@@ -245,8 +242,7 @@ CommunicatorState::startSteps(const Fields& fields, const CommKey& key, bool rev
     return *found;
 }
 
-[[gnu::always_inline]] inline DuplexBuffer&
-CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
+DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
 {
     const RankSimplexCommMap& from = pattern_.from(exchange.reverse);
     const RankSimplexCommMap& to = pattern_.to(exchange.reverse);
@@ -286,7 +282,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     return buffer;
 }
 
-[[gnu::always_inline]] inline void CommunicatorState::bindInPlace(
+void CommunicatorState::bindInPlace(
     Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
@@ -324,7 +320,7 @@ CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t s
     }
 }
 
-[[gnu::always_inline]] inline double CommunicatorState::packSends(
+double CommunicatorState::packSends(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
@@ -383,7 +379,7 @@ void CommunicatorState::abandon(
     }
 }
 
-[[gnu::always_inline]] inline void CommunicatorState::markStarted(
+void CommunicatorState::markStarted(
     Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks
 )
 {
@@ -400,14 +396,14 @@ void CommunicatorState::abandon(
     stats.postSeconds += ticksBetween(startTime, stamp()) - packTicks;
 }
 
-[[gnu::hot]] void CommunicatorState::finish(
+void CommunicatorState::finish(
     const Fields& fields, Exchange& exchange, const std::source_location& where
 )
 {
     checkSameFields(exchange, fields, where);
     DuplexBuffer& buffer = pool_[exchange.buffer];
     auto unpackStart = wait(exchange, where); // the wait's last stamp
-    if (check_) [[unlikely]]
+    if (check_)
     {
         checkInPlace(exchange, where);
         unpackStart = stamp();
@@ -425,7 +421,7 @@ void CommunicatorState::abandon(
     }
 }
 
-[[gnu::always_inline]] inline void CommunicatorState::checkSameFields(
+void CommunicatorState::checkSameFields(
     const Exchange& exchange, const Fields& fields, const std::source_location& where
 ) const
 {
@@ -444,7 +440,7 @@ void CommunicatorState::abandon(
     {
         const FieldShape given = fields.shape(f);
         const FieldShape& started = exchange.fields[f];
-        if (given == started) [[likely]]
+        if (given == started)
         {
             continue;
         }
@@ -464,7 +460,7 @@ void CommunicatorState::abandon(
     }
 }
 
-[[gnu::always_inline]] inline bool CommunicatorState::unpackReceives(
+bool CommunicatorState::unpackReceives(
     const Exchange& exchange, DuplexBuffer& buffer, const Fields& fields
 )
 {

@@ -145,7 +145,7 @@ void GhostListSetUp::checkLocally()
         grouped &= static_cast<unsigned>(owners[k - 1].rank <= owners[k].rank);
     }
     grouped_ = allGood != 0 && grouped != 0;
-    if (allGood == 0) [[unlikely]]
+    if (allGood == 0)
     {
         highest = -1;
         for (std::size_t k { 0 }; k < n; ++k)
@@ -154,7 +154,7 @@ void GhostListSetUp::checkLocally()
             highest = isBad(k) ? highest : std::max(highest, ghosts[k]);
         }
     }
-    else if (strictlyAscending(ghostCells_)) [[likely]] // no ghost listed twice
+    else if (strictlyAscending(ghostCells_)) // no ghost listed twice
     {
         return;
     }
@@ -170,7 +170,7 @@ void GhostListSetUp::checkEntry(std::size_t k)
     const bool rankOut { owner.rank < 0 || owner.rank >= nRanks_ };
     const bool indexOut { owner.index < 0 || (owner.rank == self_ &&
                                               static_cast<std::size_t>(owner.index) >= nOwned_) };
-    if (!ghostOwned && !rankOut && !indexOut) [[likely]]
+    if (!ghostOwned && !rankOut && !indexOut)
     {
         return;
     }
@@ -236,7 +236,7 @@ void GhostListSetUp::checkDuplicates(LocalIndex highest)
             }
             const auto bit = static_cast<std::size_t>(ghosts[k]) - nOwned;
             const std::uint64_t mask { std::uint64_t { 1 } << (bit & 63U) };
-            if ((seen[bit >> 6U] & mask) != 0) [[unlikely]]
+            if ((seen[bit >> 6U] & mask) != 0)
             {
                 std::size_t first { 0 }; // an error: find the entry that listed it first
                 while (isBad(first) || ghosts[first] != ghosts[k])
@@ -367,7 +367,7 @@ ContextBid GhostListSetUp::askOwners(const ContextBid& mine)
         "GhostList",
         where_
     ) };
-    if (answered.agreed[0] != 0) [[unlikely]]
+    if (answered.agreed[0] != 0)
     {
         raise();
     }
@@ -390,7 +390,7 @@ std::int64_t GhostListSetUp::checkRequests(int requester, std::span<const std::i
     {
         allOwned = allOwned & (static_cast<std::uint64_t>(index) < nOwned);
     }
-    if (allOwned) [[likely]]
+    if (allOwned)
     {
         return 0;
     }

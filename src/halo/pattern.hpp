@@ -95,7 +95,7 @@ public:
      */
     const MapRuns& mapRuns() const
     {
-        if (!runs_) [[unlikely]]
+        if (!runs_)
         {
             runs_ = std::make_unique<const MapRuns>(MapRuns { IndexRuns(sendMap_),
                                                               IndexRuns(receiveMap_) });

@@ -183,7 +183,7 @@ FixedCollective& PersistentNeighbourOps::collectiveFor(
 )
 {
     if (current_ != nullptr && current_->send.matches(sends) &&
-        current_->receive.matches(receives_)) [[likely]]
+        current_->receive.matches(receives_))
     {
         return *current_;
     }

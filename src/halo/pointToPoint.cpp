@@ -62,7 +62,7 @@ public:
     PointToPoint(PointToPoint&&) = delete;
     PointToPoint& operator=(PointToPoint&&) = delete;
 
-    [[gnu::hot]] void post(
+    void post(
         std::span<const Message> messages,
         int tag,
         bool persistent,
@@ -91,7 +91,7 @@ public:
         }
     }
 
-    [[gnu::hot]] bool test(std::string_view name, const std::source_location& where) override
+    bool test(std::string_view name, const std::source_location& where) override
     {
         const std::span<MPI_Request> mine = requests();
         if (mine.empty())
@@ -104,7 +104,7 @@ public:
         );
     }
 
-    [[gnu::hot]] std::optional<bool> testTogether(
+    std::optional<bool> testTogether(
         Transport& sends, std::string_view name, const std::source_location& where
     ) override
     {
@@ -220,7 +220,7 @@ private:
         int flag { 0 };
         const int code =
             MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, statuses);
-        if (code != MPI_SUCCESS) [[unlikely]]
+        if (code != MPI_SUCCESS)
         {
             int errorClass { code };
             MPI_Error_class(code, &errorClass);
@@ -312,7 +312,7 @@ private:
         tag_ = tag;
     }
 
-    [[gnu::noinline]] void create( // a new layout: rare, kept out of post's usual path
+    void create( // a new layout
         std::span<const Message> messages,
         int tag,
         bool persistent,
@@ -345,7 +345,7 @@ private:
         {
             int count { 0 };
             FIELDSYNC_MPI_AT(MPI_Get_count(&statuses[i], MPI_BYTE, &count), where);
-            if (count != kept_[i].bytes) [[unlikely]]
+            if (count != kept_[i].bytes)
             {
                 failCount(kept_[i], count, name, where);
             }

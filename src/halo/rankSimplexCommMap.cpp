@@ -194,7 +194,7 @@ void RankSimplexCommMap::analyse(const std::source_location& where)
         {
             highest = std::max(highest, cells.front());
         }
-        if (lowest < 0) [[unlikely]]
+        if (lowest < 0)
         {
             checkIndices(neighbours_[k], cells, where); // names the entry
         }

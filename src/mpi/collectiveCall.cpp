@@ -9,7 +9,6 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
-#include <array>
 #include <atomic>
 #include <climits>
 #include <memory>
@@ -178,7 +177,7 @@ void requireMpiRunning(const char* name, const std::source_location& where)
     // MPI_Initialized and MPI_Finalized cost about 150 instructions per call in Open MPI 4.1
     // (a lock each); after the first call the answer is one load, until MPI_Finalize runs the
     // attribute callback
-    if (mpiState.load(std::memory_order_relaxed) != 1) [[unlikely]]
+    if (mpiState.load(std::memory_order_relaxed) != 1)
     {
         askMpi(name, where);
     }
@@ -354,34 +353,6 @@ int checkAndDispatch(Engine& e)
     }
 }
 
-/**
- * This thread's count and displacement arrays of blocking calls, kept with their sizes from one
- * call to the next: a loop of V calls on one communicator resizes nothing (Engine::sized).
- */
-thread_local std::array<std::vector<int>, 4> blockingArrays;
-
-/** Lends a blocking call's state this thread's arrays for the length of the call (given back
- * on every way out, an exception included). */
-class BlockingCounts
-{
-public:
-    explicit BlockingCounts(RequestState& state) noexcept : state_(state) { swapArrays(); }
-    ~BlockingCounts() { swapArrays(); }
-    BlockingCounts(const BlockingCounts&) = delete;
-    BlockingCounts& operator=(const BlockingCounts&) = delete;
-
-private:
-    void swapArrays() noexcept
-    {
-        blockingArrays[0].swap(state_.sendCounts);
-        blockingArrays[1].swap(state_.sendDispls);
-        blockingArrays[2].swap(state_.recvCounts);
-        blockingArrays[3].swap(state_.recvDispls);
-    }
-
-    RequestState& state_;
-};
-
 } // namespace
 
 Request run(Call& call)
@@ -405,7 +376,6 @@ Request run(Call& call)
         RequestState state;
         state.name = call.name;
         state.where = call.where;
-        const BlockingCounts counts(state);
         Engine e(call, state);
         fenceBuffers(call);
         const int rc = checkAndDispatch(e);
@@ -416,7 +386,7 @@ Request run(Call& call)
         }
         return Request {};
     }
-    auto owned = newRequestState();
+    auto owned = std::make_unique<RequestState>();
     owned->name = call.name;
     owned->where = call.where;
     Engine e(call, *owned);

@@ -127,7 +127,7 @@ public:
     template<typename Message>
     void check(bool condition, const Message& message) const
     {
-        if (!condition) [[unlikely]]
+        if (!condition)
         {
             fail(message());
         }
@@ -219,7 +219,7 @@ public:
         }
         // the sum of non-negative ints stays far from the int64 limit; the largest element
         // count MPI is given is the total's (a displacement or a count is never larger)
-        if (anyNegative < 0 || total * multiplicity > INT_MAX) [[unlikely]]
+        if (anyNegative < 0 || total * multiplicity > INT_MAX)
         {
             reportBadCounts(counts, what);
         }
@@ -350,16 +350,8 @@ private:
         fail(std::string("internal error: ") + what + " was reported bad but is not");
     }
 
-    /** @p v with one entry per rank. A call's arrays keep their sizes from call to call (a
-     * blocking call borrows this thread's, a non-blocking call's spare state keeps its own): a
-     * loop of calls on one communicator resizes and allocates nothing (inline: a compare). */
+    /** @p v resized to one entry per rank. */
     [[nodiscard]] int* sized(std::vector<int>& v) const
-    {
-        return v.size() == usize() ? v.data() : resized(v);
-    }
-
-    /** @p v resized to one entry per rank (a communicator of another size than the last). */
-    [[gnu::noinline]] int* resized(std::vector<int>& v) const
     {
         v.resize(usize());
         return v.data();

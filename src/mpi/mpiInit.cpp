@@ -153,9 +153,9 @@ void startKokkos(KokkosOwnership& ownership)
 void ensureKokkos(std::source_location where)
 {
     KokkosOwnership& ownership = kokkosOwnership();
-    if (Kokkos::is_initialized()) [[likely]]
+    if (Kokkos::is_initialized())
     {
-        if (!ownership.watched.load(std::memory_order_relaxed)) [[unlikely]]
+        if (!ownership.watched.load(std::memory_order_relaxed))
         {
             watchKokkosEnd(ownership);
         }

@@ -362,45 +362,9 @@ Layouts& layouts()
     return registry;
 }
 
-/**
- * The batch whose run(), wait() or test() this thread is in (set by ActiveBatch). MPI calls a
- * user op in a thread that is inside an MPI call progressing the reduction, most often the one
- * that called the collective or waits for it, so the op finds that batch's layout here without
- * the registry's lock; any other datatype (another batch that MPI progresses in the meantime, or
- * an op MPI calls from another thread) is looked up in the registry.
- */
-struct Active
-{
-    MPI_Datatype type { MPI_DATATYPE_NULL }; /**< the datatype of the batch */
-    const Layout* layout { nullptr };        /**< its layout */
-};
-
-thread_local Active active;
-
-/** Marks the batch of @p type and @p layout as this thread's for the length of one MPI call
- * that completes or waits for its reduction. */
-class ActiveBatch
-{
-public:
-    ActiveBatch(MPI_Datatype type, const Layout& layout) noexcept : saved_(active)
-    {
-        active = { type, &layout };
-    }
-    ~ActiveBatch() { active = saved_; }
-    ActiveBatch(const ActiveBatch&) = delete;
-    ActiveBatch& operator=(const ActiveBatch&) = delete;
-
-private:
-    Active saved_; /**< restored at the end (calls do not nest, but keep it exact) */
-};
-
-/** The layout of @p type: this thread's active batch, else from the registry. */
+/** The layout of @p type, from the registry. */
 const Layout* layoutOf(MPI_Datatype type)
 {
-    if (active.type == type && active.layout != nullptr)
-    {
-        return active.layout;
-    }
     Layouts& registry = layouts();
     const std::lock_guard lock(registry.mutex);
     for (const auto& [datatype, layout] : registry.entries)
@@ -881,7 +845,7 @@ void ReductionBatch::run(std::source_location where)
         "ReductionBatch::run: a started reduction is in flight; wait() for it first",
         where
     );
-    if (checkMode()) [[unlikely]]
+    if (checkMode())
     {
         detail::requireMpiRunning("ReductionBatch::run", where);
         detail::agreeOnEntries(s, "ReductionBatch::run", where);
@@ -894,12 +858,7 @@ void ReductionBatch::run(std::source_location where)
     const detail::Fused& f = detail::fusedOp(where);
     const MPI_Datatype type = s.datatype(where);
     s.pack();
-    {
-        const detail::ActiveBatch active(type, s.layout);
-        FIELDSYNC_MPI_AT(
-            MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where
-        );
-    }
+    FIELDSYNC_MPI_AT(MPI_Allreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm), where);
     s.unpackAll();
 }
 
@@ -912,7 +871,7 @@ void ReductionBatch::start(std::source_location where)
         "ReductionBatch::start: a started reduction is already in flight; wait() for it first",
         where
     );
-    if (checkMode()) [[unlikely]]
+    if (checkMode())
     {
         detail::requireMpiRunning("ReductionBatch::start", where);
         detail::agreeOnEntries(s, "ReductionBatch::start", where);
@@ -928,7 +887,7 @@ void ReductionBatch::start(std::source_location where)
         const detail::Fused& f = detail::fusedOp(where);
         const MPI_Datatype type = s.datatype(where);
         s.pack();
-        auto request = detail::newRequestState();
+        auto request = std::make_unique<detail::RequestState>();
         request->name = "ReductionBatch::start";
         request->where = where;
         // finish() hands the results to BatchUnpack (which reads them from the batch's packed
@@ -960,8 +919,6 @@ void ReductionBatch::wait(std::source_location where)
         state_->inFlight = false; // an empty batch
         return;
     }
-    // MPI most often runs the op while this thread waits: it finds the layout without the lock
-    const detail::ActiveBatch active(state_->mpiType, state_->layout);
     request_.wait();
 }
 
@@ -977,7 +934,6 @@ bool ReductionBatch::test(std::source_location where)
         state_->inFlight = false;
         return true;
     }
-    const detail::ActiveBatch active(state_->mpiType, state_->layout);
     return request_.test();
 }
 

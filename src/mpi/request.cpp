@@ -20,42 +20,6 @@
 namespace fieldsync::mpi
 {
 
-namespace detail
-{
-
-namespace
-{
-/** This thread's spare state (one; a malloc and a free saved per non-blocking call). */
-thread_local std::unique_ptr<RequestState> spareState;
-} // namespace
-
-std::unique_ptr<RequestState> newRequestState()
-{
-    if (spareState)
-    {
-        return std::move(spareState);
-    }
-    return std::make_unique<RequestState>();
-}
-
-void retireRequestState(std::unique_ptr<RequestState> state) noexcept
-{
-    if (spareState)
-    {
-        return; // one spare is enough: this one is freed
-    }
-    state->live.reset(); // a spare is no Request: it outlives MPIInit (thread_local) unreported
-    state->request = MPI_REQUEST_NULL;
-    state->name = "";
-    state->where = {};
-    state->outCount = 0;
-    state->scheduled = false;
-    // the count arrays keep their sizes: the next V call on as many ranks writes them as they are
-    spareState = std::move(state);
-}
-
-} // namespace detail
-
 namespace
 {
 /** @brief "<operation> started at <call site>", for time-out reports. */
@@ -208,7 +172,6 @@ bool Request::test()
     }
     auto state = std::move(state_);
     state->finish();
-    detail::retireRequestState(std::move(state));
     return true;
 }
 

@@ -58,17 +58,4 @@ struct RequestState
     }
 };
 
-/**
- * @brief The state of a new non-blocking operation: this thread's spare one (left by
- * retireRequestState) when there is one, otherwise a new allocation.
- */
-[[nodiscard]] std::unique_ptr<RequestState> newRequestState();
-
-/**
- * @brief Ends a completed (finished) operation's state: it becomes this thread's spare, with its
- * count arrays kept as they are (the next V call's layout writes them in place), so that a loop
- * of non-blocking calls allocates no state and resizes nothing.
- */
-void retireRequestState(std::unique_ptr<RequestState> state) noexcept;
-
 } // namespace fieldsync::mpi::detail

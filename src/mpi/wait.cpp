@@ -120,7 +120,7 @@ std::string timeoutReport(
 }
 } // namespace
 
-[[gnu::hot]] void waitWithTimeout(
+void waitWithTimeout(
     const std::function<bool()>& test,
     const std::function<std::string()>& describe,
     const WaitPolicy& policy,

@@ -160,13 +160,13 @@ struct Avx2Scan
  * the entries. A longer cell goes through cellTerms.
  */
 template<int K>
-__attribute__((target("avx2"), always_inline)) inline void scanLane(Avx2Scan& scan)
+__attribute__((target("avx2"))) inline void scanLane(Avx2Scan& scan)
 {
     const __m256i one { _mm256_set1_epi32(1) };
     const std::size_t i { scan.block + static_cast<std::size_t>(K) };
     const std::size_t start { scan.offsets[i] };
     const std::size_t degree { scan.offsets[i + 1] - start };
-    if (degree > vectorWidth) [[unlikely]]
+    if (degree > vectorWidth)
     {
         bool ghost { false };
         scan.longCells = addTerms(
@@ -200,7 +200,7 @@ __attribute__((target("avx2"), always_inline)) inline void scanLane(Avx2Scan& sc
     );
     const unsigned inCell { (1U << degree) - 1U };
     const auto negative = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(entries)));
-    if ((negative & inCell) != 0) [[unlikely]]
+    if ((negative & inCell) != 0)
     {
         scan.boundary.push_back(static_cast<LocalIndex>(i));
     }
@@ -208,7 +208,7 @@ __attribute__((target("avx2"), always_inline)) inline void scanLane(Avx2Scan& sc
 
 /** @brief The cells of one block, lane by lane. */
 template<int... K>
-__attribute__((target("avx2"), always_inline)) inline void
+__attribute__((target("avx2"))) inline void
 scanBlock(Avx2Scan& scan, std::integer_sequence<int, K...> /*lanes*/)
 {
     (scanLane<K>(scan), ...);

@@ -116,11 +116,10 @@ private:
 
 /**
  * @brief The single pass's boundary cell @p i (entries @p row): notes it, calls @p onBoundary
- * and returns what takes its entries not owned here (counted as j = -1) out of the sum. Not
- * inlined: the pass keeps its registers for the common cell.
+ * and returns what takes its entries not owned here (counted as j = -1) out of the sum.
  */
 template<typename OnBoundary>
-[[gnu::noinline]] std::uint64_t boundaryCell(
+std::uint64_t boundaryCell(
     std::size_t i,
     std::span<const LocalIndex> row,
     std::vector<LocalIndex>& boundary,
@@ -201,7 +200,7 @@ template<typename Lookup, typename OnBoundary>
             mixed += symmetryMix(static_cast<std::uint64_t>(j));
         }
         asymmetry += symmetryMix(i) * (2 * sum + degree) - (2 * i + 1) * mixed;
-        if (any < 0) [[unlikely]]
+        if (any < 0)
         {
             asymmetry += boundaryCell(
                 i,

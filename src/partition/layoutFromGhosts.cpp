@@ -257,7 +257,7 @@ void GhostLayoutSetUp::groupRemoteCells()
 /** @brief Owner side: the id of owned cell @p index that @p asker asks for, or -1 (named). */
 std::int64_t GhostLayoutSetUp::idOf(int asker, std::int64_t index)
 {
-    if (index >= 0 && static_cast<std::size_t>(index) < ownedIds_.size()) [[likely]]
+    if (index >= 0 && static_cast<std::size_t>(index) < ownedIds_.size())
     {
         return ownedIds_[static_cast<std::size_t>(index)];
     }
@@ -309,7 +309,7 @@ void GhostLayoutSetUp::askOwners()
         "layoutFromGhosts",
         where_
     ) };
-    if (answered.agreed[0] != 0) [[unlikely]]
+    if (answered.agreed[0] != 0)
     {
         mpi::raiseIfAnyFailed(comm_, error_, where_);
     }

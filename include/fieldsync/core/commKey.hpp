@@ -59,7 +59,7 @@ public:
     /** @brief The name: the user string, or `file:line` for a call-site key. */
     [[nodiscard]] const std::string& name() const
     {
-        if (callSite_ && name_.empty()) [[unlikely]]
+        if (callSite_ && name_.empty())
         {
             nameSite();
         }

@@ -81,7 +81,7 @@ namespace detail
 /** @brief Checks an MPI return code; inline fast path, out-of-line throw. */
 inline void checkMpi(int code, std::string_view call, const std::source_location& where)
 {
-    if (code != 0) [[unlikely]]
+    if (code != 0)
     {
         throwMpiError(code, call, where);
     }
@@ -97,7 +97,7 @@ inline void checkMpi(int code, std::string_view call, const std::source_location
 #define FIELDSYNC_CHECK(cond, message)                                                             \
     do                                                                                             \
     {                                                                                              \
-        if (!(cond)) [[unlikely]]                                                                  \
+        if (!(cond))                                                                               \
         {                                                                                          \
             throw ::fieldsync::Error((message), std::source_location::current());                  \
         }                                                                                          \
@@ -110,7 +110,7 @@ inline void checkMpi(int code, std::string_view call, const std::source_location
 #define FIELDSYNC_CHECK_AT(cond, message, where)                                                   \
     do                                                                                             \
     {                                                                                              \
-        if (!(cond)) [[unlikely]]                                                                  \
+        if (!(cond))                                                                               \
         {                                                                                          \
             throw ::fieldsync::Error((message), (where));                                          \
         }                                                                                          \

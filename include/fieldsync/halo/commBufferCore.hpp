@@ -151,7 +151,7 @@ public:
         std::size_t k, void* data, std::source_location where = std::source_location::current()
     )
     {
-        if (state_ != BufferState::Claimed || k >= direct_.size()) [[unlikely]]
+        if (state_ != BufferState::Claimed || k >= direct_.size())
         {
             failSetDirect(k, where);
         }
@@ -196,7 +196,7 @@ public:
     )
     {
         const std::size_t bytes = claim(name, type, entryBytes, where);
-        if (capacity_ < bytes) [[unlikely]]
+        if (capacity_ < bytes)
         {
             grow(bytes);
         }
@@ -327,7 +327,7 @@ protected:
         const std::source_location& where
     )
     {
-        if (state_ != BufferState::Free || name.empty()) [[unlikely]]
+        if (state_ != BufferState::Free || name.empty())
         {
             failClaim(name, where);
         }
@@ -336,7 +336,7 @@ protected:
             name_.assign(name); // the same key claims its buffer again: usually no copy
         }
         type_ = &type;
-        if (entryBytes != entryBytes_ || !offsetsValid_) [[unlikely]]
+        if (entryBytes != entryBytes_ || !offsetsValid_)
         {
             setEntryBytes(entryBytes);
         }
@@ -369,7 +369,7 @@ protected:
         BufferState expected, std::string_view call, const std::source_location& where
     ) const
     {
-        if (state_ != expected) [[unlikely]]
+        if (state_ != expected)
         {
             failState(expected, call, where);
         }
@@ -378,7 +378,7 @@ protected:
     /** @brief Throws unless the messages are done (not in flight); @p call names the operation. */
     void requireNotInFlight(std::string_view call, const std::source_location& where) const
     {
-        if (state_ == BufferState::InFlight) [[unlikely]]
+        if (state_ == BufferState::InFlight)
         {
             failState(BufferState::Complete, call, where);
         }

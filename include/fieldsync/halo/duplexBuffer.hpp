@@ -101,7 +101,6 @@ public:
     void finaliseComm(const std::source_location& where)
     {
         if (send_.state() != BufferState::Complete || receive_.state() != BufferState::Complete)
-            [[unlikely]]
         {
             checkFinalise(where); // a claim never started finalises too
         }
@@ -160,7 +159,7 @@ private:
     /** @brief The wait policy: this buffer's, else the environment's (read once). */
     mpi::WaitPolicy policy()
     {
-        if (!policy_) [[unlikely]]
+        if (!policy_)
         {
             policy_ = mpi::WaitPolicy::fromEnvironment();
         }
@@ -172,7 +171,7 @@ private:
     void checkStarted(std::string_view call, const std::source_location& where) const
     {
         if (send_.state() == BufferState::Free || send_.state() == BufferState::Claimed ||
-            receive_.state() == BufferState::Claimed) [[unlikely]]
+            receive_.state() == BufferState::Claimed)
         {
             failStarted(call, where);
         }

@@ -197,7 +197,7 @@ public:
     /** @brief Holds @p views (replacing what it held). */
     void hold(std::span<const V> views)
     {
-        if (views.empty()) [[unlikely]]
+        if (views.empty())
         {
             drop();
             return;

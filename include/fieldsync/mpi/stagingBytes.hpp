@@ -42,7 +42,7 @@ public:
      */
     [[nodiscard]] std::byte* reserve(std::size_t bytes)
     {
-        if (bytes > capacity_ || ops_ != &stagingSpaceOps()) [[unlikely]]
+        if (bytes > capacity_ || ops_ != &stagingSpaceOps())
         {
             replace(bytes);
         }

@@ -3,7 +3,6 @@
 
 #include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/dataType.hpp"
-#include "fieldsync/mpi/detail/keptAllocation.hpp"
 #include "fieldsync/mpi/matchId.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
@@ -119,11 +118,18 @@ public:
 };
 
 /**
+ * @brief What keeps a non-blocking call's view alive until the call completes: a copy of the
+ * view, type-erased (made by keepAllocation, detail/describe.hpp); empty for an unmanaged view,
+ * which a copy would not keep either.
+ */
+using KeptAllocation = std::shared_ptr<const void>;
+
+/**
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
  * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view. A host
  * buffer that is neither staged nor written by an asynchronous execution space needs no
  * access object (no host path allocates one); a non-blocking call's view is kept alive by
- * `kept`, a counted reference to its allocation.
+ * `kept`, a copy of the view.
  */
 struct Buffer
 {

@@ -4,7 +4,6 @@
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
-#include "fieldsync/mpi/detail/recycledBlocks.hpp"
 
 #include <cstring>
 #include <span>
@@ -217,25 +216,18 @@ private:
 };
 
 /**
- * @brief A counted reference to @p view's memory, which keeps it alive as a copy of the view
- * would, for less: one reference-count increment now and one decrement when it goes, where a
- * copy held through a type-erased object also allocated that object and counted its own
- * references. Reads the allocation's record through the view's tracker (`impl_track()`, Kokkos
- * 3 and 4); an unmanaged view has none, and nothing is kept.
+ * @brief A copy of @p view, which keeps its memory alive (Kokkos counts the reference) until the
+ * returned pointer goes; nothing for an unmanaged view (use count 0), which a copy would not
+ * keep either.
  */
 template<typename View>
 [[nodiscard]] KeptAllocation keepAllocation(const View& view)
 {
-    using Record = Kokkos::Impl::SharedAllocationRecord<void, void>;
-    Record* const record { view.impl_track().template get_record<void>() };
-    if (record == nullptr)
+    if (view.use_count() == 0)
     {
         return {};
     }
-    Record::increment(record);
-    return KeptAllocation(
-        record, [](void* kept) noexcept { Record::decrement(static_cast<Record*>(kept)); }
-    );
+    return std::make_shared<const View>(view);
 }
 
 /**
@@ -268,11 +260,9 @@ Buffer describeMemory(
     buffer.stage = useStaging<MemorySpace>(staging);
     if (buffer.stage || asynchronous || named)
     {
-        // in blocks this thread reuses (a non-blocking call's access dies with its Request)
+        // a non-blocking call's access dies with its Request
         using Access = BufferAccessOf<Value, MemorySpace, ExecutionSpace>;
-        buffer.access = std::allocate_shared<Access>(
-            RecyclingAllocator<Access>(), const_cast<Value*>(data), exec, after, named
-        );
+        buffer.access = std::make_shared<Access>(const_cast<Value*>(data), exec, after, named);
     }
     return buffer;
 }

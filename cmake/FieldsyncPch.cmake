@@ -2,8 +2,8 @@
 #
 # Kokkos, MPI, spdlog and Catch2 cost a translation unit several seconds of compile time before
 # a line of fieldsync is read, and the test command compiles about 200 translation units for
-# each of its three builds (doc/notes/performance.md, "Build time"). Compiling those headers
-# once per target kind is the largest single saving there is.
+# each of its builds (doc/notes/performance.md, "Build time of the test command"). Compiling
+# those headers once per target kind is the largest single saving there is.
 #
 #   FIELDSYNC_PCH                        ON by default with GCC or Clang; OFF under nvcc
 #   fieldsync_library_pch(<target>)      a library precompiles the third-party headers itself

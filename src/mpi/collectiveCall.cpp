@@ -9,6 +9,7 @@
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 
+#include <array>
 #include <atomic>
 #include <climits>
 #include <memory>
@@ -353,6 +354,35 @@ int checkAndDispatch(Engine& e)
     }
 }
 
+/**
+ * This thread's count and displacement arrays of blocking calls, kept with their sizes from one
+ * call to the next: a blocking V call after the first on a communicator allocates nothing (a
+ * collective after set-up must not allocate; this is correctness of that rule, not a speed hint).
+ */
+thread_local std::array<std::vector<int>, 4> blockingArrays;
+
+/** Lends a blocking call's state this thread's arrays for the length of the call (given back
+ * on every way out, an exception included). */
+class BlockingCounts
+{
+public:
+    explicit BlockingCounts(RequestState& state) noexcept : state_(state) { swapArrays(); }
+    ~BlockingCounts() { swapArrays(); }
+    BlockingCounts(const BlockingCounts&) = delete;
+    BlockingCounts& operator=(const BlockingCounts&) = delete;
+
+private:
+    void swapArrays() noexcept
+    {
+        blockingArrays[0].swap(state_.sendCounts);
+        blockingArrays[1].swap(state_.sendDispls);
+        blockingArrays[2].swap(state_.recvCounts);
+        blockingArrays[3].swap(state_.recvDispls);
+    }
+
+    RequestState& state_;
+};
+
 } // namespace
 
 Request run(Call& call)
@@ -376,6 +406,7 @@ Request run(Call& call)
         RequestState state;
         state.name = call.name;
         state.where = call.where;
+        const BlockingCounts counts(state);
         Engine e(call, state);
         fenceBuffers(call);
         const int rc = checkAndDispatch(e);

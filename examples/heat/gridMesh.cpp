@@ -171,6 +171,7 @@ MeshPiece GridMesh::piece(std::span<const GlobalIndex> ids) const
     {
         whole.append(patchPiece(ids.subspan(begin, std::min(chunk, ids.size() - begin))));
     }
+    whole.shrinkToFit(); // the node table grew by doubling: its size is known only now
     return whole;
 }
 

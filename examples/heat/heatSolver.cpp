@@ -2,6 +2,7 @@
 #include "heatSolver.hpp"
 
 #include "overlapTimeline.hpp"
+#include "sharedView.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/mpi/collectives.hpp"
@@ -84,10 +85,10 @@ Kokkos::View<LocalIndex*> toView(const char* name, std::span<const LocalIndex> c
 
 HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
     : nOwned_(layout.nOwned()), u_("heat::u", layout.nLocal()),
-      uNew_("heat::uNew", layout.nLocal()), volume_("heat::volume", layout.nOwned()),
-      faceOffsets_("heat::faceOffsets", layout.nOwned() + 1),
+      uNew_("heat::uNew", layout.nLocal()), volume_(sharedView("heat::volume", piece.volumes())),
+      faceOffsets_(sharedView("heat::faceOffsets", piece.faceOffsets())),
       faceCell_("heat::faceCell", piece.faceNeighbours().size()),
-      faceCoefficient_("heat::faceCoefficient", piece.faceNeighbours().size()),
+      faceCoefficient_(sharedView("heat::faceCoefficient", piece.faceCoefficients())),
       extra_("heat::extra", layout.nOwned()), work_("heat::work", layout.nOwned()),
       interior_(toView("heat::interior", layout.interiorCells())),
       boundary_(toView("heat::boundary", layout.boundaryCells()))
@@ -130,34 +131,24 @@ HeatSolver::HeatSolver(const MeshPiece& piece, const HaloLayout& layout)
         return ghost->second;
     };
     auto u = Kokkos::create_mirror_view(u_);
-    auto volume = Kokkos::create_mirror_view(volume_);
-    auto offsets = Kokkos::create_mirror_view(faceOffsets_);
     auto faceCell = Kokkos::create_mirror_view(faceCell_);
-    auto coefficient = Kokkos::create_mirror_view(faceCoefficient_);
     Kokkos::deep_copy(u, 0.0);
-    offsets(0) = 0;
     for (std::size_t i { 0 }; i < nOwned_; ++i)
     {
         FIELDSYNC_CHECK(
             piece.ids()[i] == layout.globalIds()[i],
             "HeatSolver: owned cell " + std::to_string(i) + " differs between piece and layout"
         );
-        volume(i) = piece.volume(i);
         u(i) = initial(piece.centroid(i), dimension(piece.shape(i)));
         for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
         {
             const GlobalIndex nb { piece.faceNeighbours()[f] };
             faceCell(f) = nb >= 0 ? localOf(nb) : LocalIndex { -1 };
-            coefficient(f) = piece.faceCoefficients()[f];
         }
-        offsets(i + 1) = piece.faceOffsets()[i + 1];
     }
     Kokkos::deep_copy(u_, u);
     Kokkos::deep_copy(uNew_, u);
-    Kokkos::deep_copy(volume_, volume);
-    Kokkos::deep_copy(faceOffsets_, offsets);
     Kokkos::deep_copy(faceCell_, faceCell);
-    Kokkos::deep_copy(faceCoefficient_, coefficient);
 }
 
 HaloLayout HeatSolver::serialLayout(const MeshPiece& whole)
@@ -601,6 +592,7 @@ double rebalance(
     const auto start = Clock::now();
     result.layout = std::move(moved.layout);
     state.comm = std::move(moved.communicator);
+    state.solver.reset(); // it uses the old piece's arrays (sharedView)
     result.piece = source.piece(result.layout.globalIds().first(result.layout.nOwned()));
     state.solver = std::make_unique<HeatSolver>(result.piece, result.layout);
     state.solver->setOwned(u);

@@ -136,7 +136,10 @@ public:
 
     /**
      * @brief The solver for the cells of @p layout, whose owned cells are the cells of
-     * @p piece in the same order; u starts as a known function of the centroid.
+     * @p piece in the same order; u starts as a known function of the centroid. Where the
+     * kernels run on the host, the solver uses the piece's volumes, face offsets and face
+     * coefficients in place (sharedView(): 40 bytes a triangle not copied), so @p piece must
+     * outlive the solver, unchanged.
      */
     HeatSolver(const MeshPiece& piece, const HaloLayout& layout);
 
@@ -193,17 +196,17 @@ private:
     /** @brief Copies the owned part of uNew into u. */
     void commit();
 
-    std::size_t nOwned_;                     /**< owned cells */
-    View u_;                                 /**< field, owned + ghosts */
-    View uNew_;                              /**< next field, owned part used */
-    View volume_;                            /**< owned cell volumes (areas in 2-D) */
-    Kokkos::View<std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' faces */
-    Kokkos::View<LocalIndex*> faceCell_;     /**< per face: local neighbour or -1 */
-    View faceCoefficient_;                   /**< per face: |face| / distance */
-    Kokkos::View<int*> extra_;               /**< dummy sub-steps per owned cell */
-    View work_;                              /**< where the dummy work goes */
-    Kokkos::View<LocalIndex*> interior_;     /**< owned cells without ghost neighbours */
-    Kokkos::View<LocalIndex*> boundary_;     /**< owned cells with a ghost neighbour */
+    std::size_t nOwned_;                           /**< owned cells */
+    View u_;                                       /**< field, owned + ghosts */
+    View uNew_;                                    /**< next field, owned part used */
+    Kokkos::View<const double*> volume_;           /**< owned cell volumes (areas in 2-D) */
+    Kokkos::View<const std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' faces */
+    Kokkos::View<LocalIndex*> faceCell_;           /**< per face: local neighbour or -1 */
+    Kokkos::View<const double*> faceCoefficient_;  /**< per face: |face| / distance */
+    Kokkos::View<int*> extra_;                     /**< dummy sub-steps per owned cell */
+    View work_;                                    /**< where the dummy work goes */
+    Kokkos::View<LocalIndex*> interior_;           /**< owned cells without ghost neighbours */
+    Kokkos::View<LocalIndex*> boundary_;           /**< owned cells with a ghost neighbour */
 };
 
 /** @brief A distributed run and what it leaves on this rank. */

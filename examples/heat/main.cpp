@@ -25,7 +25,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <string>
 
@@ -181,36 +180,16 @@ void writeVtk(
 )
 {
     std::filesystem::create_directories(dir);
-    std::map<std::int64_t, std::size_t> points;
-    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
-    {
-        for (const std::int64_t n : piece.nodes(i))
-        {
-            points.emplace(n, 0);
-        }
-    }
-    std::size_t next { 0 };
-    for (auto& entry : points)
-    {
-        entry.second = next++;
-    }
-    std::vector<heat::Point> coordinates(points.size());
-    for (std::size_t i { 0 }; i < piece.nCells(); ++i)
-    {
-        for (std::size_t k { 0 }; k < piece.nodes(i).size(); ++k)
-        {
-            coordinates[points.at(piece.nodes(i)[k])] = piece.points(i)[k];
-        }
-    }
     std::string name { "heat_" };
     name.append(std::to_string(env.rank())).append(".vtu");
     std::ofstream out(dir + "/" + name);
     FIELDSYNC_CHECK(out.good(), "fieldsync-heat: cannot write " + dir + "/" + name);
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\">\n"
-        << "<UnstructuredGrid><Piece NumberOfPoints=\"" << points.size() << "\" NumberOfCells=\""
-        << piece.nCells() << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+        << "<UnstructuredGrid><Piece NumberOfPoints=\"" << piece.nodePoints().size()
+        << "\" NumberOfCells=\"" << piece.nCells()
+        << "\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
         << "format=\"ascii\">\n";
-    for (const heat::Point& p : coordinates)
+    for (const heat::Point& p : piece.nodePoints())
     {
         out << p[0] << ' ' << p[1] << ' ' << p[2] << '\n';
     }
@@ -218,9 +197,9 @@ void writeVtk(
         << "format=\"ascii\">\n";
     for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        for (const std::int64_t n : piece.nodes(i))
+        for (const std::uint32_t n : piece.cellNodes(i))
         {
-            out << points.at(n) << ' ';
+            out << n << ' ';
         }
         out << '\n';
     }
@@ -228,7 +207,7 @@ void writeVtk(
     std::size_t offset { 0 };
     for (std::size_t i { 0 }; i < piece.nCells(); ++i)
     {
-        offset += piece.nodes(i).size();
+        offset += piece.cellNodes(i).size();
         out << offset << '\n';
     }
     out << "</DataArray><DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n";

@@ -217,6 +217,28 @@ FaceMatch matchFaces(std::span<const PatchCell> patch)
     }
     return { std::move(first), std::move(neighbour) };
 }
+
+/** @brief Sets node @p n's point to @p p, or checks that it is @p p already (NaN: not set). */
+void placeNode(std::vector<Point>& points, std::size_t n, const Point& p, std::int64_t node)
+{
+    if (std::isnan(points[n][0]))
+    {
+        points[n] = p;
+        return;
+    }
+    FIELDSYNC_CHECK(
+        points[n] == p, "MeshPiece: node " + std::to_string(node) + " has two positions"
+    );
+}
+
+/** @brief Checks that a node table of @p n nodes can be indexed by 32 bits. */
+void checkNodeCount(std::size_t n)
+{
+    FIELDSYNC_CHECK(
+        n <= std::numeric_limits<std::uint32_t>::max(),
+        "MeshPiece: " + std::to_string(n) + " nodes are too many for a piece"
+    );
+}
 } // namespace
 
 int nodeCount(CellShape shape) noexcept
@@ -263,7 +285,7 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
     std::vector<std::size_t> position;
     position.reserve(ownedIds.size());
     std::size_t nFaces { 0 };
-    std::size_t nNodes { 0 };
+    std::size_t nCorners { 0 };
     for (const GlobalIndex id : ownedIds)
     {
         const auto it =
@@ -274,9 +296,26 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
         );
         position.push_back(it->second);
         nFaces += static_cast<std::size_t>(faceCount(patch[it->second].shape));
-        nNodes += static_cast<std::size_t>(nodeCount(patch[it->second].shape));
+        nCorners += static_cast<std::size_t>(nodeCount(patch[it->second].shape));
     }
     std::vector<std::pair<GlobalIndex, std::size_t>>().swap(byId);
+    // the node table: the owned cells' nodes, each once, ascending by global id
+    {
+        std::vector<std::int64_t> corners;
+        corners.reserve(nCorners);
+        for (const std::size_t c : position)
+        {
+            const PatchCell& cell = patch[c];
+            corners.insert(
+                corners.end(), cell.nodes.begin(), cell.nodes.begin() + nodeCount(cell.shape)
+            );
+        }
+        std::sort(corners.begin(), corners.end());
+        nodeIds_.assign(corners.begin(), std::unique(corners.begin(), corners.end()));
+    }
+    checkNodeCount(nodeIds_.size());
+    constexpr double unset { std::numeric_limits<double>::quiet_NaN() };
+    nodePoints_.assign(nodeIds_.size(), Point { unset, unset, unset });
     ids_.assign(ownedIds.begin(), ownedIds.end());
     shapes_.reserve(ids_.size());
     volume_.reserve(ids_.size());
@@ -285,8 +324,7 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
     nodeOffsets_.reserve(ids_.size() + 1);
     faceNeighbour_.reserve(nFaces);
     faceCoefficient_.reserve(nFaces);
-    nodes_.reserve(nNodes);
-    points_.reserve(nNodes);
+    cellNodes_.reserve(nCorners);
     for (std::size_t i { 0 }; i < ids_.size(); ++i)
     {
         const GlobalIndex id { ids_[i] };
@@ -318,12 +356,15 @@ MeshPiece::MeshPiece(std::span<const PatchCell> patch, std::span<const GlobalInd
             faceCoefficient_.push_back(faceMeasure(q, nFaceNodes) / norm(minus(far, centroids[c])));
         }
         faceOffsets_.push_back(faceNeighbour_.size());
-        for (int k { 0 }; k < nodeCount(cell.shape); ++k)
+        for (std::size_t k { 0 }; k < static_cast<std::size_t>(nodeCount(cell.shape)); ++k)
         {
-            nodes_.push_back(cell.nodes[static_cast<std::size_t>(k)]);
-            points_.push_back(cell.points[static_cast<std::size_t>(k)]);
+            const auto n { static_cast<std::size_t>(
+                std::lower_bound(nodeIds_.begin(), nodeIds_.end(), cell.nodes[k]) - nodeIds_.begin()
+            ) };
+            placeNode(nodePoints_, n, cell.points[k], cell.nodes[k]);
+            cellNodes_.push_back(static_cast<std::uint32_t>(n));
         }
-        nodeOffsets_.push_back(nodes_.size());
+        nodeOffsets_.push_back(cellNodes_.size());
     }
 }
 
@@ -353,7 +394,7 @@ CellGraph MeshPiece::graph() const
     return CellGraph(ids_, std::move(offsets), std::move(adjacency));
 }
 
-void MeshPiece::reserve(std::size_t cells, std::size_t faces, std::size_t nodes)
+void MeshPiece::reserve(std::size_t cells, std::size_t faces, std::size_t corners)
 {
     ids_.reserve(cells);
     shapes_.reserve(cells);
@@ -363,8 +404,7 @@ void MeshPiece::reserve(std::size_t cells, std::size_t faces, std::size_t nodes)
     nodeOffsets_.reserve(cells + 1);
     faceNeighbour_.reserve(faces);
     faceCoefficient_.reserve(faces);
-    nodes_.reserve(nodes);
-    points_.reserve(nodes);
+    cellNodes_.reserve(corners);
 }
 
 void MeshPiece::append(const MeshPiece& other)
@@ -376,7 +416,7 @@ void MeshPiece::append(const MeshPiece& other)
             " does not follow the piece's last cell"
     );
     const std::size_t faceBase { faceNeighbour_.size() };
-    const std::size_t nodeBase { nodes_.size() };
+    const std::size_t cornerBase { cellNodes_.size() };
     ids_.insert(ids_.end(), other.ids_.begin(), other.ids_.end());
     shapes_.insert(shapes_.end(), other.shapes_.begin(), other.shapes_.end());
     volume_.insert(volume_.end(), other.volume_.begin(), other.volume_.end());
@@ -387,13 +427,84 @@ void MeshPiece::append(const MeshPiece& other)
     faceCoefficient_.insert(
         faceCoefficient_.end(), other.faceCoefficient_.begin(), other.faceCoefficient_.end()
     );
-    nodes_.insert(nodes_.end(), other.nodes_.begin(), other.nodes_.end());
-    points_.insert(points_.end(), other.points_.begin(), other.points_.end());
     for (std::size_t i { 1 }; i < other.faceOffsets_.size(); ++i)
     {
         faceOffsets_.push_back(faceBase + other.faceOffsets_[i]);
-        nodeOffsets_.push_back(nodeBase + other.nodeOffsets_[i]);
+        nodeOffsets_.push_back(cornerBase + other.nodeOffsets_[i]);
     }
+    // Merge the node tables from the first of this table's nodes not below the other's smallest
+    // (in a piece made in chunks of ascending ids, only the last rows of nodes): the merged tail,
+    // where each of this table's nodes from there moves, and where each of the other's goes.
+    const std::size_t n0 { nodeIds_.size() };
+    const std::size_t m { other.nodeIds_.size() };
+    const std::size_t p0 {
+        other.nodeIds_.empty()
+            ? n0
+            : static_cast<std::size_t>(
+                  std::lower_bound(nodeIds_.begin(), nodeIds_.end(), other.nodeIds_.front()) -
+                  nodeIds_.begin()
+              )
+    };
+    std::vector<std::int64_t> tailIds;
+    std::vector<Point> tailPoints;
+    tailIds.reserve(n0 - p0 + m);
+    tailPoints.reserve(n0 - p0 + m);
+    std::vector<std::uint32_t> moved(n0 - p0);
+    std::vector<std::uint32_t> placed(m);
+    bool shifted { false };
+    for (std::size_t a { p0 }, b { 0 }; a < n0 || b < m;)
+    {
+        const bool mine { b == m || (a < n0 && nodeIds_[a] <= other.nodeIds_[b]) };
+        const bool theirs { a == n0 || (b < m && other.nodeIds_[b] <= nodeIds_[a]) };
+        const std::size_t at { p0 + tailIds.size() };
+        if (mine)
+        {
+            moved[a - p0] = static_cast<std::uint32_t>(at);
+            shifted = shifted || at != a;
+            tailIds.push_back(nodeIds_[a]);
+            tailPoints.push_back(nodePoints_[a]);
+        }
+        else
+        {
+            tailIds.push_back(other.nodeIds_[b]);
+            tailPoints.push_back(other.nodePoints_[b]);
+        }
+        if (theirs)
+        {
+            FIELDSYNC_CHECK(
+                !mine || nodePoints_[a] == other.nodePoints_[b],
+                "MeshPiece::append: node " + std::to_string(other.nodeIds_[b]) +
+                    " has two positions"
+            );
+            placed[b++] = static_cast<std::uint32_t>(at);
+        }
+        a += mine ? 1 : 0;
+    }
+    checkNodeCount(p0 + tailIds.size());
+    if (shifted) // a node of the other piece goes before some of this piece's
+    {
+        for (std::size_t k { 0 }; k < cornerBase; ++k)
+        {
+            if (cellNodes_[k] >= p0)
+            {
+                cellNodes_[k] = moved[cellNodes_[k] - p0];
+            }
+        }
+    }
+    nodeIds_.resize(p0);
+    nodeIds_.insert(nodeIds_.end(), tailIds.begin(), tailIds.end());
+    nodePoints_.resize(p0);
+    nodePoints_.insert(nodePoints_.end(), tailPoints.begin(), tailPoints.end());
+    for (const std::uint32_t n : other.cellNodes_)
+    {
+        cellNodes_.push_back(placed[n]);
+    }
+}
+
+void MeshPiece::shrinkToFit()
+{
+    nodeIds_.shrink_to_fit();
+    nodePoints_.shrink_to_fit();
 }
 
 std::size_t MeshPiece::memoryBytes() const noexcept
@@ -402,8 +513,9 @@ std::size_t MeshPiece::memoryBytes() const noexcept
            volume_.capacity() * sizeof(double) + centroid_.capacity() * sizeof(Point) +
            (faceOffsets_.capacity() + nodeOffsets_.capacity()) * sizeof(std::size_t) +
            faceNeighbour_.capacity() * sizeof(GlobalIndex) +
-           faceCoefficient_.capacity() * sizeof(double) + nodes_.capacity() * sizeof(std::int64_t) +
-           points_.capacity() * sizeof(Point);
+           faceCoefficient_.capacity() * sizeof(double) +
+           cellNodes_.capacity() * sizeof(std::uint32_t) +
+           nodeIds_.capacity() * sizeof(std::int64_t) + nodePoints_.capacity() * sizeof(Point);
 }
 
 } // namespace fieldsync::heat

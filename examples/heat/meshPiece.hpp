@@ -60,6 +60,10 @@ struct PatchCell
  * is computed from its own nodes and its neighbours' nodes only, in a fixed order, so a cell
  * has bitwise the same geometry whichever patch it was built from: the mesh is the same on
  * any number of ranks.
+ *
+ * The nodes are held once each, in a table of the piece (global id and coordinates, ascending
+ * by id); a cell lists its nodes as positions in that table (4 bytes a corner, where a
+ * coordinate per corner took 24: doc/notes/scaling.md, "Memory per cell").
  */
 class MeshPiece
 {
@@ -87,6 +91,9 @@ public:
     /** @brief Volume (area in 2-D) of cell @p i. */
     [[nodiscard]] double volume(std::size_t i) const { return volume_[i]; }
 
+    /** @brief Volumes (areas in 2-D) of the cells. */
+    [[nodiscard]] std::span<const double> volumes() const noexcept { return volume_; }
+
     /** @brief Centroid (mean of the nodes) of cell @p i. */
     [[nodiscard]] const Point& centroid(std::size_t i) const { return centroid_[i]; }
 
@@ -105,30 +112,40 @@ public:
         return faceCoefficient_;
     }
 
-    /** @brief Node coordinates of cell @p i (nodeCount(shape(i)) of them). */
-    [[nodiscard]] std::span<const Point> points(std::size_t i) const
+    /**
+     * @brief The nodes of cell @p i (nodeCount(shape(i)) of them, in the shape's node order) as
+     * positions in nodeIds() and nodePoints().
+     */
+    [[nodiscard]] std::span<const std::uint32_t> cellNodes(std::size_t i) const
     {
-        return { points_.data() + nodeOffsets_[i], nodeOffsets_[i + 1] - nodeOffsets_[i] };
+        return { cellNodes_.data() + nodeOffsets_[i], nodeOffsets_[i + 1] - nodeOffsets_[i] };
     }
 
-    /** @brief Global node ids of cell @p i. */
-    [[nodiscard]] std::span<const std::int64_t> nodes(std::size_t i) const
-    {
-        return { nodes_.data() + nodeOffsets_[i], nodeOffsets_[i + 1] - nodeOffsets_[i] };
-    }
+    /** @brief Global ids of the nodes of the cells, each once, ascending. */
+    [[nodiscard]] std::span<const std::int64_t> nodeIds() const noexcept { return nodeIds_; }
+
+    /** @brief Coordinates of the nodes, in the order of nodeIds(). */
+    [[nodiscard]] std::span<const Point> nodePoints() const noexcept { return nodePoints_; }
 
     /** @brief The cells' graph: face neighbours in face order, boundary faces left out. */
     [[nodiscard]] CellGraph graph() const;
 
-    /** @brief Reserves room for @p cells cells with @p faces faces and @p nodes nodes in all. */
-    void reserve(std::size_t cells, std::size_t faces, std::size_t nodes);
+    /**
+     * @brief Reserves room for @p cells cells with @p faces faces and @p corners cell nodes in
+     * all (nodes of several cells counted for each).
+     */
+    void reserve(std::size_t cells, std::size_t faces, std::size_t corners);
 
     /**
      * @brief Appends the cells of @p other, whose ids must all exceed this piece's (a piece made
-     * in chunks of ascending ids).
-     * @throws Error when the ids would not be ascending.
+     * in chunks of ascending ids); their nodes join the node table, each once.
+     * @throws Error when the ids would not be ascending, or a node of both pieces has two
+     * positions.
      */
     void append(const MeshPiece& other);
+
+    /** @brief Frees the node table's spare room (the number of nodes is known only at the end). */
+    void shrinkToFit();
 
     /** @brief Bytes held by this piece's arrays. */
     [[nodiscard]] std::size_t memoryBytes() const noexcept;
@@ -141,9 +158,10 @@ private:
     std::vector<std::size_t> faceOffsets_ { 0 }; /**< CSR offsets of the faces */
     std::vector<GlobalIndex> faceNeighbour_;     /**< neighbour per face or -1 */
     std::vector<double> faceCoefficient_;        /**< |face| / distance per face */
-    std::vector<std::size_t> nodeOffsets_ { 0 }; /**< CSR offsets of the nodes */
-    std::vector<std::int64_t> nodes_;            /**< node ids per cell */
-    std::vector<Point> points_;                  /**< node coordinates per cell */
+    std::vector<std::size_t> nodeOffsets_ { 0 }; /**< CSR offsets of the cells' nodes */
+    std::vector<std::uint32_t> cellNodes_;       /**< per cell: positions in the node table */
+    std::vector<std::int64_t> nodeIds_;          /**< node table: global ids, ascending */
+    std::vector<Point> nodePoints_;              /**< node table: coordinates */
 };
 
 } // namespace fieldsync::heat

@@ -14,10 +14,11 @@
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <string>
 
 using namespace fieldsync;
@@ -80,6 +81,18 @@ void requireSameGeometry(const heat::MeshPiece& part, const heat::MeshPiece& all
             const std::size_t b { all.faceOffsets()[c] + f };
             REQUIRE(part.faceNeighbours()[a] == all.faceNeighbours()[b]);
             REQUIRE(same(part.faceCoefficients()[a], all.faceCoefficients()[b]));
+        }
+        // the same nodes, in the same order, at the same points
+        const std::span<const std::uint32_t> mine { part.cellNodes(i) };
+        const std::span<const std::uint32_t> theirs { all.cellNodes(c) };
+        REQUIRE(mine.size() == theirs.size());
+        for (std::size_t k { 0 }; k < mine.size(); ++k)
+        {
+            REQUIRE(part.nodeIds()[mine[k]] == all.nodeIds()[theirs[k]]);
+            for (std::size_t d { 0 }; d < 3; ++d)
+            {
+                REQUIRE(same(part.nodePoints()[mine[k]][d], all.nodePoints()[theirs[k]][d]));
+            }
         }
     }
 }
@@ -180,19 +193,38 @@ TEST_CASE("GridMesh: a piece made in chunks has the geometry of single patches")
     requireSameGeometry(tri.piece(range(34000, 68000)), all);
     requireSameGeometry(tri.piece(range(1, 68000, 3)), all);
     requireSameGeometry(tri.piece(range(60000, 68000)), all);
-    // node ids and points after the chunk boundary: a node has one position in every cell
-    std::map<std::int64_t, heat::Point> position;
+    // the node table after the chunk boundaries: every grid node once, node (i, j) with id
+    // i + 201 j within 0.3 of the spacing of (i / 200, j / 170)
+    REQUIRE(all.nodeIds().size() == 201 * 171);
+    REQUIRE(all.nodePoints().size() == 201 * 171);
+    for (std::size_t n { 0 }; n < all.nodeIds().size(); ++n)
+    {
+        REQUIRE(all.nodeIds()[n] == static_cast<std::int64_t>(n));
+        const heat::Point& p { all.nodePoints()[n] };
+        REQUIRE(std::abs(p[0] - static_cast<double>(n % 201) / 200.0) <= 0.3 / 200.0 + 1e-15);
+        REQUIRE(std::abs(p[1] - static_cast<double>(n / 201) / 170.0) <= 0.3 / 170.0 + 1e-15);
+        REQUIRE(p[2] == 0.0);
+    }
+    // triangle c has three distinct corners of its square c / 2
     for (std::size_t c { 0 }; c < all.nCells(); ++c)
     {
         REQUIRE(all.ids()[c] == static_cast<GlobalIndex>(c));
-        REQUIRE(all.nodes(c).size() == 3);
+        const std::span<const std::uint32_t> nodes { all.cellNodes(c) };
+        REQUIRE(nodes.size() == 3);
+        const std::int64_t corner { static_cast<std::int64_t>(c / 2 % 200 + 201 * (c / 2 / 200)) };
+        const std::array<std::int64_t, 4> square { corner, corner + 1, corner + 201, corner + 202 };
         for (std::size_t k { 0 }; k < 3; ++k)
         {
-            const auto [it, added] { position.emplace(all.nodes(c)[k], all.points(c)[k]) };
-            REQUIRE(it->second == all.points(c)[k]);
+            const std::int64_t id { all.nodeIds()[nodes[k]] };
+            REQUIRE(std::find(square.begin(), square.end(), id) != square.end());
+            REQUIRE(id != all.nodeIds()[nodes[(k + 1) % 3]]);
         }
     }
-    REQUIRE(position.size() == 201 * 171); // grid nodes, each placed once
+    // appended pieces share their nodes (a row and a half, here): as if made at once
+    heat::MeshPiece joined { tri.piece(range(0, 301)) };
+    joined.append(tri.piece(range(301, 1000)));
+    REQUIRE(joined.nodeIds().size() == tri.piece(range(0, 1000)).nodeIds().size());
+    requireSameGeometry(joined, all);
     // appending cells that do not follow is refused
     heat::MeshPiece piece { tri.piece(range(10, 20)) };
     REQUIRE_THROWS_AS(piece.append(tri.piece(range(0, 5))), Error);

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace fieldsync::heat
+{
+
+/**
+ * @brief Whether a view in the default memory space can be host memory that the caller holds:
+ * the kernels run on the host.
+ */
+inline constexpr bool viewsShareHostMemory {
+    std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>
+};
+
+/**
+ * @brief @p values (an array of a MeshPiece) as a read-only view in the default memory space:
+ * where the kernels run on the host, the same memory and no copy, so the caller keeps @p values
+ * alive and unchanged while the view is used; elsewhere a copy named @p name on the device.
+ */
+template<class T>
+[[nodiscard]] Kokkos::View<const T*> sharedView(const std::string& name, std::span<const T> values)
+{
+    const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+        values.data(), values.size()
+    );
+    if constexpr (viewsShareHostMemory)
+    {
+        (void)name;
+        return host;
+    }
+    else
+    {
+        const Kokkos::View<T*> copy(name, values.size());
+        Kokkos::deep_copy(copy, host);
+        return copy;
+    }
+}
+
+} // namespace fieldsync::heat

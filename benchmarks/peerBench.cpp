@@ -14,14 +14,21 @@
 //              it (set-up: MPI_Dist_graph_create_adjacent and the counts);
 //   petscSF    PetscSFBcastBegin + PetscSFBcastEnd (MPI_REPLACE, unit MPI_DOUBLE or a contiguous
 //              type of 5 doubles) on the graph (ghost cell -> owner rank, index there), only when
-//              built with PETSc (set-up: PetscSFSetGraph + PetscSFSetUp; PetscSFCreate outside).
+//              built with PETSc (set-up: PetscSFSetGraph + PetscSFSetUp; PetscSFCreate outside);
+//   tpetra     Tpetra's MultiVector::doImport (INSERT) from a vector on the owned cells' Map to one
+//              on the column Map (owned cells, then the ghosts in the receive map's order), on
+//              Tpetra's own storage (LayoutLeft, a column per component), only when built with
+//              Tpetra (set-up: the two Maps, the Import and the two MultiVectors);
+//   fsLeft     fieldsync on Tpetra's storage form: the same Communicator exchanging a
+//              View<double**, LayoutLeft> (a column per component), as a Tpetra user would hand
+//              it a MultiVector's host view (exchange rows only; its set-up is fieldsync's).
 // Method: the methods interleaved round by round (the order rotates), one warm-up batch each,
 // then the median over the rounds (--rounds, at least 11) of the batch's time per exchange,
 // maximum over ranks; set-up the same way (2 warm-up rounds, 1 component). Every set-up and
 // every method's field is checked before timing counts: the ghosts are set to -1, one exchange,
 // and every ghost must hold truth(global id, component); the check is repeated after the timed
-// rounds. Prints two tables (exchange, set-up) with fieldsync / min(peers) and fieldsync /
-// PetscSF, writes JSON.
+// rounds. Prints two tables (exchange, set-up) with fieldsync / min(peers), fsLeft / min(peers)
+// (the peers: persist, nbrA2av, petscSF, tpetra) and fieldsync / PetscSF, writes JSON.
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/peer_bench [--json peer_bench.json]
 //           [--quick] [--rounds N] [--sizes 256,16384] [--meshes metis3d,metis2d,block3d]
@@ -36,6 +43,13 @@
 
 #if FIELDSYNC_BENCH_PETSC
 #include <petscsf.h>
+#endif
+#if FIELDSYNC_BENCH_TPETRA
+#include <Teuchos_DefaultMpiComm.hpp>
+#include <Tpetra_Core.hpp>
+#include <Tpetra_Import.hpp>
+#include <Tpetra_Map.hpp>
+#include <Tpetra_MultiVector.hpp>
 #endif
 
 #include <mpi.h>
@@ -59,6 +73,7 @@ using fieldsync_bench::maxOverRanks;
 using fieldsync_bench::median;
 using Field = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
 using FlatField = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using LeftField = Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace>;
 
 /** @brief Component @p c of the cell with global id @p id: the truth every ghost must hold. */
 double truth(GlobalIndex id, int c)
@@ -189,8 +204,12 @@ public:
     virtual ~Exchanger() = default;
     /** @brief Collective: builds what the method needs to exchange (the timed set-up). */
     virtual void setUp() = 0;
-    /** @brief Collective: one exchange of @p field's ghosts. */
+    /** @brief Collective: one exchange of @p field's ghosts (or of the method's own storage). */
     virtual void exchange(Field& field) = 0;
+    /** @brief A method with its own storage copies @p field (owned and ghost cells) into it. */
+    virtual void load(const Field& field) { (void)field; }
+    /** @brief A method with its own storage copies its ghosts into @p field. */
+    virtual void store(Field& field) const { (void)field; }
 };
 
 /** @brief fieldsync: a Communicator from the pattern's maps. */
@@ -220,6 +239,32 @@ public:
 private:
     fieldsync::mpi::MPIEnvironment env_;                /**< the ranks */
     const Pattern& pattern_;                            /**< the maps */
+    std::optional<fieldsync::halo::Communicator> comm_; /**< after setUp */
+    const fieldsync::CommKey key_ { "peer_bench" };     /**< the exchange's key */
+};
+
+/** @brief fieldsync on Tpetra's storage form: a LayoutLeft field of its own, a column per
+ * component. */
+class LeftExchanger final : public Exchanger
+{
+public:
+    LeftExchanger(const fieldsync::mpi::MPIEnvironment& env, const Pattern& p, std::size_t nc)
+        : env_(env), pattern_(p), field_("peer_bench::left", p.globalIds.size(), nc)
+    {
+    }
+    void setUp() override { comm_.emplace(env_, pattern_.send, pattern_.receive); }
+    void exchange(Field&) override
+    {
+        comm_->startComm(field_, key_);
+        comm_->finaliseComm(field_, key_);
+    }
+    void load(const Field& field) override { Kokkos::deep_copy(field_, field); }
+    void store(Field& field) const override { Kokkos::deep_copy(field, field_); }
+
+private:
+    fieldsync::mpi::MPIEnvironment env_;                /**< the ranks */
+    const Pattern& pattern_;                            /**< the maps */
+    LeftField field_;                                   /**< the field, column-major */
     std::optional<fieldsync::halo::Communicator> comm_; /**< after setUp */
     const fieldsync::CommKey key_ { "peer_bench" };     /**< the exchange's key */
 };
@@ -536,16 +581,129 @@ private:
 };
 #endif
 
+#if FIELDSYNC_BENCH_TPETRA
+using TpetraMap = Tpetra::Map<int, long long>;
+using TpetraVectors = Tpetra::MultiVector<double, int, long long>;
+
+/** @brief Tpetra: doImport from the owned cells' Map to the column Map, on its own vectors. */
+class TpetraExchanger final : public Exchanger
+{
+public:
+    TpetraExchanger(
+        const Teuchos::RCP<const Teuchos::Comm<int>>& comm, const Pattern& p, std::size_t nc
+    )
+        : comm_(comm), pattern_(p), nc_(nc)
+    {
+        std::vector<char> ghost(p.globalIds.size(), 0);
+        for (const LocalIndex g : p.receive.indices())
+        {
+            ghost[static_cast<std::size_t>(g)] = 1;
+        }
+        for (std::size_t i { 0 }; i < p.globalIds.size(); ++i)
+        {
+            if (p.globalIds[i] >= 0 && ghost[i] == 0)
+            {
+                owned_.push_back(i);
+            }
+        }
+    }
+    void setUp() override
+    {
+        const auto ids = [&](bool withGhosts)
+        {
+            std::vector<long long> out;
+            for (const std::size_t i : owned_)
+            {
+                out.push_back(pattern_.globalIds[i]);
+            }
+            if (withGhosts)
+            {
+                for (const LocalIndex g : pattern_.receive.indices())
+                {
+                    out.push_back(pattern_.globalIds[static_cast<std::size_t>(g)]);
+                }
+            }
+            return out;
+        };
+        const auto map = [&](const std::vector<long long>& list)
+        {
+            return Teuchos::rcp(new TpetraMap(
+                Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+                Teuchos::ArrayView<const long long>(list.data(), static_cast<int>(list.size())),
+                0,
+                comm_
+            ));
+        };
+        const auto ownedMap = map(ids(false));
+        const auto columnMap = map(ids(true));
+        import_ = Teuchos::rcp(new Tpetra::Import<int, long long>(ownedMap, columnMap));
+        source_ = Teuchos::rcp(new TpetraVectors(ownedMap, nc_));
+        target_ = Teuchos::rcp(new TpetraVectors(columnMap, nc_));
+    }
+    void exchange(Field&) override { target_->doImport(*source_, *import_, Tpetra::INSERT); }
+    void load(const Field& field) override
+    {
+        const auto source = source_->getLocalViewHost(Tpetra::Access::ReadWrite);
+        const auto target = target_->getLocalViewHost(Tpetra::Access::ReadWrite);
+        const auto ghosts = pattern_.receive.indices();
+        for (std::size_t c { 0 }; c < nc_; ++c)
+        {
+            for (std::size_t k { 0 }; k < owned_.size(); ++k)
+            {
+                source(k, c) = field(owned_[k], c);
+                target(k, c) = -1.0; // the import copies the owned cells too
+            }
+            for (std::size_t j { 0 }; j < ghosts.size(); ++j)
+            {
+                target(owned_.size() + j, c) = field(static_cast<std::size_t>(ghosts[j]), c);
+            }
+        }
+    }
+    void store(Field& field) const override
+    {
+        const auto target = target_->getLocalViewHost(Tpetra::Access::ReadOnly);
+        const auto ghosts = pattern_.receive.indices();
+        for (std::size_t c { 0 }; c < nc_; ++c)
+        {
+            for (std::size_t k { 0 }; k < owned_.size(); ++k)
+            {
+                if (target(k, c) != field(owned_[k], c))
+                {
+                    std::fprintf(stderr, "peer_bench: tpetra: owned cell %zu not copied\n", k);
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+                }
+            }
+            for (std::size_t j { 0 }; j < ghosts.size(); ++j)
+            {
+                field(static_cast<std::size_t>(ghosts[j]), c) = target(owned_.size() + j, c);
+            }
+        }
+    }
+
+private:
+    Teuchos::RCP<const Teuchos::Comm<int>> comm_;         /**< a duplicate of the world */
+    const Pattern& pattern_;                              /**< the maps */
+    std::size_t nc_;                                      /**< components (vectors) */
+    std::vector<std::size_t> owned_;                      /**< local cells Tpetra owns, in order */
+    Teuchos::RCP<Tpetra::Import<int, long long>> import_; /**< after setUp */
+    Teuchos::RCP<TpetraVectors> source_;                  /**< on the owned Map */
+    Teuchos::RCP<TpetraVectors> target_;                  /**< on the column Map */
+};
+#endif
+
 enum Method
 {
     FieldsyncMethod,
-    PersistentMethod,
+    LeftMethod,
+    PersistentMethod, // the peers from here on
     NeighbourMethod,
     PetscMethod,
+    TpetraMethod,
     Methods
 };
 
-const char* const methodNames[Methods] { "fieldsync", "persist", "nbrA2av", "petscSF" };
+const char* const methodNames[Methods] { "fieldsync", "fsLeft",  "persist",
+                                         "nbrA2av",   "petscSF", "tpetra" };
 
 /** @brief Everything a method needs, for one pattern. */
 struct Context
@@ -555,7 +713,10 @@ struct Context
     const Pattern& pattern;                    /**< the maps */
     std::size_t maxGhosts; /**< ghosts per rank, maximum over ranks: the same batches everywhere */
 #if FIELDSYNC_BENCH_PETSC
-    PetscGraph& graph; /**< PetscSF's graph */
+    PetscGraph* graph { nullptr }; /**< PetscSF's graph */
+#endif
+#if FIELDSYNC_BENCH_TPETRA
+    Teuchos::RCP<const Teuchos::Comm<int>> tpetraComm {}; /**< Tpetra's communicator */
 #endif
 };
 
@@ -566,17 +727,22 @@ std::unique_ptr<Exchanger> makeExchanger(int m, const Context& ctx, std::size_t 
     {
     case FieldsyncMethod:
         return std::make_unique<FieldsyncExchanger>(ctx.env, ctx.pattern);
+    case LeftMethod:
+        return std::make_unique<LeftExchanger>(ctx.env, ctx.pattern, nc);
     case PersistentMethod:
         return std::make_unique<PersistentExchanger>(ctx.persistentComm, ctx.pattern, nc);
     case NeighbourMethod:
         return std::make_unique<NeighbourExchanger>(ctx.pattern, nc);
 #if FIELDSYNC_BENCH_PETSC
-    default:
-        return std::make_unique<PetscExchanger>(ctx.pattern, ctx.graph, nc);
-#else
+    case PetscMethod:
+        return std::make_unique<PetscExchanger>(ctx.pattern, *ctx.graph, nc);
+#endif
+#if FIELDSYNC_BENCH_TPETRA
+    case TpetraMethod:
+        return std::make_unique<TpetraExchanger>(ctx.tpetraComm, ctx.pattern, nc);
+#endif
     default:
         return nullptr;
-#endif
     }
 }
 
@@ -584,7 +750,9 @@ std::unique_ptr<Exchanger> makeExchanger(int m, const Context& ctx, std::size_t 
 void exchangeAndCheck(const Pattern& p, Exchanger& method, Field& field, int m)
 {
     resetField(p, field);
+    method.load(field);
     method.exchange(field);
+    method.store(field);
     checkGhosts(p, field, methodNames[m]);
 }
 
@@ -611,18 +779,18 @@ struct Row
     std::size_t components { 0 }; /**< per cell (0: the set-up row) */
     double seconds[Methods] {};   /**< median per method; 0 when not run */
 
-    /** @brief fieldsync over the fastest peer. */
-    [[nodiscard]] double ratio() const
+    /** @brief Method @p m (fieldsync's own by default) over the fastest peer. */
+    [[nodiscard]] double ratio(int m = FieldsyncMethod) const
     {
         double best { 0.0 };
-        for (int m { PersistentMethod }; m < Methods; ++m)
+        for (int peer { PersistentMethod }; peer < Methods; ++peer)
         {
-            if (seconds[m] > 0.0 && (best == 0.0 || seconds[m] < best))
+            if (seconds[peer] > 0.0 && (best == 0.0 || seconds[peer] < best))
             {
-                best = seconds[m];
+                best = seconds[peer];
             }
         }
-        return best > 0.0 ? seconds[FieldsyncMethod] / best : 0.0;
+        return best > 0.0 ? seconds[m] / best : 0.0;
     }
 
     /** @brief fieldsync over PetscSF (0 without PETSc). */
@@ -705,7 +873,7 @@ Row timeSetUp(const Context& ctx, const bool (&run)[Methods], int rounds)
         Methods,
         [&](int round, int m)
         {
-            if (!run[m])
+            if (!run[m] || m == LeftMethod) // fsLeft's set-up is fieldsync's
             {
                 return;
             }
@@ -724,7 +892,7 @@ Row timeSetUp(const Context& ctx, const bool (&run)[Methods], int rounds)
     Row row;
     for (int m { 0 }; m < Methods; ++m)
     {
-        row.seconds[m] = run[m] ? median(maxOverRanks(times[m])) : 0.0;
+        row.seconds[m] = times[m].empty() ? 0.0 : median(maxOverRanks(times[m]));
     }
     return row;
 }
@@ -797,9 +965,13 @@ void runPattern(
     const auto maxGhosts = static_cast<std::size_t>(counts[1]);
 #if FIELDSYNC_BENCH_PETSC
     PetscGraph graph { petscGraph(pattern) };
-    const Context ctx { env, persistentComm, pattern, maxGhosts, graph };
-#else
-    const Context ctx { env, persistentComm, pattern, maxGhosts };
+#endif
+    Context ctx { env, persistentComm, pattern, maxGhosts };
+#if FIELDSYNC_BENCH_PETSC
+    ctx.graph = &graph;
+#endif
+#if FIELDSYNC_BENCH_TPETRA
+    ctx.tpetraComm = Teuchos::rcp(new Teuchos::MpiComm<int>(persistentComm));
 #endif
     for (const std::size_t nc : { std::size_t { 0 }, std::size_t { 1 }, std::size_t { 5 } })
     {
@@ -815,19 +987,18 @@ void runPattern(
 void printTable(const std::vector<Row>& rows, bool exchange)
 {
     std::printf(
-        "%8s %10s %8s %5s %10s %10s %10s %10s %10s %8s %8s\n",
+        "%8s %10s %8s %5s %10s ",
         "mesh",
         "cells/rank",
         "ghosts",
         exchange ? "comps" : "",
-        exchange ? "ghostKiB" : "",
-        methodNames[0],
-        methodNames[1],
-        exchange ? methodNames[2] : "nbrGraph",
-        methodNames[3],
-        "fs/best",
-        "fs/sf"
+        exchange ? "ghostKiB" : ""
     );
+    for (int m { 0 }; m < Methods; ++m)
+    {
+        std::printf("%10s ", !exchange && m == NeighbourMethod ? "nbrGraph" : methodNames[m]);
+    }
+    std::printf("%8s %8s %8s\n", "fs/best", "left/bst", "fs/sf");
     for (const Row& r : rows)
     {
         if ((r.components > 0) != exchange)
@@ -851,19 +1022,22 @@ void printTable(const std::vector<Row>& rows, bool exchange)
         {
             std::printf("%10.2f ", s * 1e6);
         }
-        std::printf("%8.3f %8.3f\n", r.ratio(), r.petscRatio());
+        std::printf("%8.3f %8.3f %8.3f\n", r.ratio(), r.ratio(LeftMethod), r.petscRatio());
     }
 }
 
-void writeJson(const std::vector<Row>& rows, const Options& o, int nRanks, bool havePetsc)
+void writeJson(
+    const std::vector<Row>& rows, const Options& o, int nRanks, const bool (&run)[Methods]
+)
 {
-    const char* const keys[Methods] {
-        "fieldsyncSeconds", "persistentSeconds", "neighbourSeconds", "petscSeconds"
-    };
+    const char* const keys[Methods] { "fieldsyncSeconds",  "fieldsyncLeftSeconds",
+                                      "persistentSeconds", "neighbourSeconds",
+                                      "petscSeconds",      "tpetraSeconds" };
     std::ofstream out(o.jsonPath);
     out << "{\n  \"benchmark\": \"peer_bench\",\n  \"ranks\": " << nRanks
         << ",\n  \"rounds\": " << o.rounds << ",\n  \"quick\": " << (o.quick ? "true" : "false")
-        << ",\n  \"petsc\": " << (havePetsc ? "true" : "false");
+        << ",\n  \"petsc\": " << (run[PetscMethod] ? "true" : "false")
+        << ",\n  \"tpetra\": " << (run[TpetraMethod] ? "true" : "false");
     for (const bool exchange : { true, false })
     {
         out << ",\n  \"" << (exchange ? "exchange" : "setUp") << "\": [";
@@ -886,6 +1060,7 @@ void writeJson(const std::vector<Row>& rows, const Options& o, int nRanks, bool 
                 out << ", \"" << keys[m] << "\": " << r.seconds[m];
             }
             out << ", \"fieldsyncOverBestPeer\": " << r.ratio()
+                << ", \"fieldsyncLeftOverBestPeer\": " << r.ratio(LeftMethod)
                 << ", \"fieldsyncOverPetsc\": " << r.petscRatio() << "}";
             first = false;
         }
@@ -906,9 +1081,18 @@ int main(int argc, char** argv)
 #else
     const bool havePetsc { false };
 #endif
-    const bool run[Methods] { true, true, true, havePetsc };
+#if FIELDSYNC_BENCH_TPETRA
+    const bool haveTpetra { true };
+#else
+    const bool haveTpetra { false };
+#endif
+    const bool run[Methods] { true, true, true, true, havePetsc, haveTpetra };
     std::vector<Row> rows;
     {
+#if FIELDSYNC_BENCH_TPETRA
+        // MPI and Kokkos run already: Tpetra leaves both to this program
+        const Tpetra::ScopeGuard tpetra(&argc, &argv);
+#endif
         const fieldsync::mpi::MPIEnvironment env;
         MPI_Comm persistentComm { MPI_COMM_NULL };
         MPI_Comm_dup(MPI_COMM_WORLD, &persistentComm);
@@ -937,15 +1121,16 @@ int main(int argc, char** argv)
     }
     std::printf(
         "peer_bench: %d ranks, median of %d interleaved rounds, max over ranks (us); every "
-        "ghost checked against the truth%s\nexchange (one halo exchange):\n",
+        "ghost checked against the truth%s%s\nexchange (one halo exchange):\n",
         nRanks,
         options.rounds,
-        havePetsc ? "" : "; built without PETSc (petscSF column 0)"
+        havePetsc ? "" : "; built without PETSc (petscSF column 0)",
+        haveTpetra ? "" : "; built without Tpetra (tpetra column 0)"
     );
     printTable(rows, true);
     std::printf("set-up (fieldsync: Communicator from the maps; nbrGraph: dist-graph create):\n");
     printTable(rows, false);
-    writeJson(rows, options, nRanks, havePetsc);
+    writeJson(rows, options, nRanks, run);
     std::printf("wrote %s\n", options.jsonPath.c_str());
     return 0;
 }

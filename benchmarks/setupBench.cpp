@@ -8,6 +8,10 @@
 //              owners of every neighbour given (numbering, interior/boundary split and maps);
 //   petscSF    PetscSFSetGraph + PetscSFSetUp on the same ghost list (PETSC_USE_POINTER), only
 //              when built with PETSc (found by pkg-config; never downloaded);
+//   crsGraph   Tpetra's job from the same input as the builder: the owned rows' Map, a CrsGraph
+//              of each owned cell's neighbours (global ids, exact row lengths) and fillComplete,
+//              which finds the ghosts' owners and makes the column Map and the Import; only when
+//              built with Tpetra (Debian's Trilinos; never downloaded);
 //   agreement  one set-up agreement (mpi::agreeOnSetUp, which the set-up calls whose next step
 //              blocks in MPI make first in every mode; the ghostList set-up above makes none
 //              outside check mode, its answered exchange naming a missing rank by itself): the
@@ -30,7 +34,8 @@
 // heap one MPI_Comm_dup of MPI_COMM_WORLD keeps (MPI's own cost per communicator).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
-//           [--rounds N] [--sizes 256,16384] [--only ghostList|builder|petscSF|floor|agreement]
+//           [--rounds N] [--sizes 256,16384]
+//           [--only ghostList|builder|petscSF|crsGraph|floor|agreement]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -42,6 +47,13 @@
 
 #if FIELDSYNC_BENCH_PETSC
 #include <petscsf.h>
+#endif
+#if FIELDSYNC_BENCH_TPETRA
+#include <Teuchos_DefaultMpiComm.hpp>
+#include <Tpetra_Core.hpp>
+#include <Tpetra_CrsGraph.hpp>
+#include <Tpetra_Map.hpp>
+#include <Tpetra_Vector.hpp>
 #endif
 
 #if defined(__GLIBC__)
@@ -241,6 +253,82 @@ Sample runPetsc(const Problem& p)
 }
 #endif
 
+#if FIELDSYNC_BENCH_TPETRA
+using TpetraMap = Tpetra::Map<int, long long>;
+
+/** @brief Tpetra: row Map, CrsGraph of the owned cells' neighbours, fillComplete; checked. */
+Sample runCrsGraph(const Teuchos::RCP<const Teuchos::Comm<int>>& comm, const Problem& p)
+{
+    const auto offsets = p.owned.offsets();
+    const std::vector<long long> ids(p.owned.globalIds().begin(), p.owned.globalIds().end());
+    const std::vector<long long> adjacency(p.owned.adjacency().begin(), p.owned.adjacency().end());
+    std::vector<std::size_t> rowLengths(ids.size());
+    for (std::size_t i { 0 }; i < ids.size(); ++i)
+    {
+        rowLengths[i] = offsets[i + 1] - offsets[i];
+    }
+    const auto view = [](const auto* data, std::size_t n)
+    {
+        return Teuchos::ArrayView<const std::remove_const_t<std::remove_pointer_t<decltype(data)>>>(
+            data, static_cast<int>(n)
+        );
+    };
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    const auto rowMap = Teuchos::rcp(new TpetraMap(
+        Teuchos::OrdinalTraits<Tpetra::global_size_t>::invalid(),
+        view(ids.data(), ids.size()),
+        0,
+        comm
+    ));
+    Tpetra::CrsGraph<int, long long> graph(rowMap, view(rowLengths.data(), rowLengths.size()));
+    for (std::size_t i { 0 }; i < ids.size(); ++i)
+    {
+        graph.insertGlobalIndices(ids[i], view(adjacency.data() + offsets[i], rowLengths[i]));
+    }
+    graph.fillComplete();
+    const double t1 { MPI_Wtime() };
+    // the column Map's ghosts are the ghost list (as a set: Tpetra orders them by owner, not
+    // always by id within one owner), and one import of a vector of the truth on the owned rows
+    // fills them with the truth of their ids
+    const auto columns = graph.getColMap();
+    Tpetra::Vector<double, int, long long> owned(rowMap);
+    Tpetra::Vector<double, int, long long> local(columns);
+    {
+        const auto values = owned.getLocalViewHost(Tpetra::Access::OverwriteAll);
+        for (std::size_t i { 0 }; i < ids.size(); ++i)
+        {
+            values(i, 0) = truth(ids[i]);
+        }
+    }
+    if (!graph.getImporter().is_null())
+    {
+        local.doImport(owned, *graph.getImporter(), Tpetra::INSERT);
+    }
+    const auto values = local.getLocalViewHost(Tpetra::Access::ReadOnly);
+    std::vector<GlobalIndex> ghosts;
+    bool right { true };
+    for (std::size_t c { 0 }; c < columns->getNodeNumElements(); ++c)
+    {
+        const long long id { columns->getGlobalElement(static_cast<int>(c)) };
+        if (!rowMap->isNodeGlobalElement(id))
+        {
+            ghosts.push_back(static_cast<GlobalIndex>(id));
+            right = right && values(c, 0) == truth(static_cast<GlobalIndex>(id));
+        }
+    }
+    std::vector<GlobalIndex> expected { p.ghostIds };
+    std::sort(ghosts.begin(), ghosts.end());
+    std::sort(expected.begin(), expected.end());
+    if (!right || ghosts != expected)
+    {
+        std::fprintf(stderr, "setup_bench: crsGraph: the column Map's ghosts differ\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return { t1 - t0, 0.0 };
+}
+#endif
+
 /** @brief Heap bytes in use (glibc: small blocks and mmapped ones). */
 double heapBytes()
 {
@@ -322,6 +410,7 @@ struct Row
     double agreement { 0.0 };      /**< median of one set-up agreement */
     double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
     double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
+    double crsGraph { 0.0 };       /**< median Tpetra CrsGraph + fillComplete (0 without) */
     double neighbours { 0.0 };     /**< neighbour ranks (maximum over ranks) */
     std::vector<double> perRank;   /**< on rank 0: cells, ghosts, neighbours, ghost-list bytes,
                                         builder bytes of each rank in turn */
@@ -332,6 +421,7 @@ enum Method
     GhostListMethod,
     BuilderMethod,
     PetscMethod,
+    CrsGraphMethod,
     FloorMethod,
     AgreementMethod,
     Methods
@@ -377,6 +467,17 @@ int main(int argc, char** argv)
 #else
     const bool havePetsc { false };
 #endif
+#if FIELDSYNC_BENCH_TPETRA
+    const bool haveTpetra { true };
+    // MPI and Kokkos run already: Tpetra leaves both to this program
+    std::optional<Tpetra::ScopeGuard> tpetra;
+    tpetra.emplace(&argc, &argv);
+    MPI_Comm tpetraWorld { MPI_COMM_NULL };
+    MPI_Comm_dup(MPI_COMM_WORLD, &tpetraWorld);
+    Teuchos::RCP<const Teuchos::Comm<int>> tpetraComm { new Teuchos::MpiComm<int>(tpetraWorld) };
+#else
+    const bool haveTpetra { false };
+#endif
     const fieldsync::mpi::MPIEnvironment env;
     const int me { env.rank() };
     const int nRanks { env.sizeRank() };
@@ -384,6 +485,7 @@ int main(int argc, char** argv)
     const bool run[Methods] { only.empty() || only == "ghostList",
                               only.empty() || only == "builder",
                               havePetsc && (only.empty() || only == "petscSF"),
+                              haveTpetra && (only.empty() || only == "crsGraph"),
                               only.empty() || only == "floor",
                               only.empty() || only == "agreement" };
     std::vector<Row> rows;
@@ -425,6 +527,12 @@ int main(int argc, char** argv)
                 {
                     sample = runAgreement(env);
                 }
+#if FIELDSYNC_BENCH_TPETRA
+                else if (method == CrsGraphMethod)
+                {
+                    sample = runCrsGraph(tpetraComm, problem);
+                }
+#endif
 #if FIELDSYNC_BENCH_PETSC
                 else
                 {
@@ -451,6 +559,7 @@ int main(int argc, char** argv)
         double* slots[Methods][2] { { &row.ghostList, &row.ghostListFirst },
                                     { &row.builder, nullptr },
                                     { &row.petsc, &row.petscFirst },
+                                    { &row.crsGraph, nullptr },
                                     { &row.floor, nullptr },
                                     { &row.agreement, nullptr } };
         for (int m { 0 }; m < Methods; ++m)
@@ -495,6 +604,11 @@ int main(int argc, char** argv)
     }
     std::vector<double> cold { coldGhostList.value_or(0.0), coldPetsc.value_or(0.0) };
     cold = maxOverRanks(cold);
+#if FIELDSYNC_BENCH_TPETRA
+    tpetraComm = Teuchos::null;
+    MPI_Comm_free(&tpetraWorld);
+    tpetra.reset();
+#endif
 #if FIELDSYNC_BENCH_PETSC
     petscCheck(PetscFinalize(), "PetscFinalize");
 #endif
@@ -508,13 +622,14 @@ int main(int argc, char** argv)
     };
     std::printf(
         "setup_bench: %d ranks, METIS-partitioned 3-D 7-point grid, median of %d interleaved "
-        "rounds, max over ranks (us)%s\n",
+        "rounds, max over ranks (us)%s%s\n",
         nRanks,
         rounds,
-        havePetsc ? "" : "; built without PETSc"
+        havePetsc ? "" : "; built without PETSc",
+        haveTpetra ? "" : "; built without Tpetra"
     );
     std::printf(
-        "%10s %8s %11s %10s %8s %10s %8s %9s %9s %11s %11s %9s %8s\n",
+        "%10s %8s %11s %10s %8s %10s %8s %10s %8s %9s %9s %11s %11s %9s %8s\n",
         "cells/rank",
         "ghosts",
         "ghostList",
@@ -522,6 +637,8 @@ int main(int argc, char** argv)
         "gl/sf",
         "builder",
         "bld/sf",
+        "crsGraph",
+        "bld/crs",
         "floor",
         "bld/floor",
         "1st exch gl",
@@ -532,7 +649,8 @@ int main(int argc, char** argv)
     for (const Row& r : rows)
     {
         std::printf(
-            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %9.1f %9.2f %11.1f %11.1f %9.1f %8.4f\n",
+            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %10.1f %8.3f %9.1f %9.2f %11.1f %11.1f "
+            "%9.1f %8.4f\n",
             r.cells,
             r.ghosts,
             r.ghostList * 1e6,
@@ -540,6 +658,8 @@ int main(int argc, char** argv)
             ratio(r.ghostList, r.petsc),
             r.builder * 1e6,
             ratio(r.builder, r.petsc),
+            r.crsGraph * 1e6,
+            ratio(r.builder, r.crsGraph),
             r.floor * 1e6,
             ratio(r.builder, r.floor),
             r.ghostListFirst * 1e6,
@@ -556,6 +676,7 @@ int main(int argc, char** argv)
     std::ofstream out(jsonPath);
     out << "{\n  \"benchmark\": \"setup_bench\",\n  \"ranks\": " << nRanks
         << ",\n  \"rounds\": " << rounds << ",\n  \"petsc\": " << (havePetsc ? "true" : "false")
+        << ",\n  \"tpetra\": " << (haveTpetra ? "true" : "false")
         << ",\n  \"coldGhostListSeconds\": " << cold[0] << ",\n  \"coldPetscSeconds\": " << cold[1]
         << ",\n  \"peakResidentKiB\": " << peakKiB << ",\n  \"commDupBytes\": " << commDupBytes
         << ",\n  \"rows\": [\n";
@@ -569,6 +690,8 @@ int main(int argc, char** argv)
             << ", \"petscFirstBcastSeconds\": " << r.petscFirst
             << ", \"ghostListOverPetsc\": " << ratio(r.ghostList, r.petsc)
             << ", \"builderOverPetsc\": " << ratio(r.builder, r.petsc)
+            << ", \"crsGraphSeconds\": " << r.crsGraph
+            << ", \"builderOverCrsGraph\": " << ratio(r.builder, r.crsGraph)
             << ", \"floorSeconds\": " << r.floor
             << ", \"builderOverFloor\": " << ratio(r.builder, r.floor)
             << ", \"agreementSeconds\": " << r.agreement

@@ -28,6 +28,13 @@ function(fieldsync_find_petsc)
             "this build ${FIELDSYNC_MPI_FLAVOUR}; benchmarks without PETSc")
         return()
     endif()
+    # Debian's pkg-config file adds its own build's hardening flags (-D_FORTIFY_SOURCE=2,
+    # -Wdate-time); with them the benchmarks' precompiled header, made without, is not used.
+    get_target_property(_fs_options PkgConfig::FIELDSYNC_PETSC INTERFACE_COMPILE_OPTIONS)
+    if(_fs_options)
+        list(FILTER _fs_options EXCLUDE REGEX "_FORTIFY_SOURCE|^-Wdate-time$")
+        set_target_properties(PkgConfig::FIELDSYNC_PETSC PROPERTIES INTERFACE_COMPILE_OPTIONS "${_fs_options}")
+    endif()
     message(STATUS "fieldsync: PETSc ${FIELDSYNC_PETSC_VERSION} found; benchmarks compare with PetscSF")
     set(FIELDSYNC_HAVE_PETSC ON PARENT_SCOPE)
 endfunction()

@@ -24,6 +24,15 @@ double seconds(Clock::time_point since)
     return std::chrono::duration<double>(Clock::now() - since).count();
 }
 
+/** @brief The faces of @p piece between two cells (not on the boundary). */
+std::size_t innerFaces(const MeshPiece& piece)
+{
+    const auto& nb = piece.faceNeighbours();
+    return static_cast<std::size_t>(
+        std::count_if(nb.begin(), nb.end(), [](const auto cell) { return cell >= 0; })
+    );
+}
+
 Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex> cells)
 {
     Kokkos::View<LocalIndex*> view(std::string(name), cells.size());
@@ -35,17 +44,128 @@ Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex>
 
 using View = PoissonSolver::View;
 
+/**
+ * @brief Cells per kernel call of the vector kernels: on the host a block, whose loop inside the
+ * call the compiler vectorizes (the vectors' pointers restrict-qualified: it cannot prove
+ * otherwise that ten views do not overlap) and whose sums run in independent lanes; on a device
+ * one cell per thread.
+ */
+constexpr std::size_t block { heat::kernelsOnHost ? 512 : 1 };
+
+/**
+ * @brief Partial sums per product in a host block: a plain sum is one chain of dependent
+ * additions (the adder's latency per cell, as the reference BLAS ddot PETSc calls); four chains
+ * run side by side.
+ */
+constexpr std::size_t lanes { heat::kernelsOnHost ? 4 : 1 };
+
+/** @brief Kernel calls covering @p n cells. */
+std::size_t blocks(std::size_t n)
+{
+    return (n + block - 1) / block;
+}
+
+/** @brief The cells [first, last) of block @p b of @p n cells. */
+struct Block
+{
+    KOKKOS_INLINE_FUNCTION Block(std::size_t b, std::size_t n)
+        : first(b * block), last(first + block < n ? first + block : n)
+    {
+    }
+    std::size_t first; /**< its first cell */
+    std::size_t last;  /**< one past its last cell */
+};
+
+/** @brief N sums reduced together (the value type of one parallel_reduce). */
+template<std::size_t N>
+struct Sums
+{
+    double value[N] {}; /**< the sums, 0 when constructed */
+
+    /** @brief Adds @p other's sums (joining two threads' partial sums). */
+    KOKKOS_INLINE_FUNCTION Sums& operator+=(const Sums& other)
+    {
+        for (std::size_t k { 0 }; k < N; ++k)
+        {
+            value[k] += other.value[k];
+        }
+        return *this;
+    }
+
+    /** @brief The same on volatile operands (Kokkos 3 joins through them). */
+    KOKKOS_INLINE_FUNCTION void operator+=(const volatile Sums& other) volatile
+    {
+        for (std::size_t k { 0 }; k < N; ++k)
+        {
+            value[k] = value[k] + other.value[k]; // (C++20 deprecates += on volatile)
+        }
+    }
+};
+
+/**
+ * @brief The local sums over the first @p n cells of the N products @p terms writes per cell
+ * (terms(i, t): t[k] its k-th product at cell i), in one pass: per block, `lanes` partial sums
+ * per product, added up at the block's end.
+ */
+template<std::size_t N, class Terms>
+Sums<N> localSums(const char* name, std::size_t n, const Terms& terms)
+{
+    Sums<N> total;
+    Kokkos::parallel_reduce(
+        name,
+        Kokkos::RangePolicy<>(0, blocks(n)),
+        KOKKOS_LAMBDA(const std::size_t b, Sums<N>& partial) {
+            const Block cells(b, n);
+            double lane[lanes][N] {};
+            double t[N];
+            std::size_t i { cells.first };
+            for (; i + lanes <= cells.last; i += lanes)
+            {
+                for (std::size_t l { 0 }; l < lanes; ++l)
+                {
+                    terms(i + l, t);
+                    for (std::size_t k { 0 }; k < N; ++k)
+                    {
+                        lane[l][k] += t[k];
+                    }
+                }
+            }
+            for (; i < cells.last; ++i)
+            {
+                terms(i, t);
+                for (std::size_t k { 0 }; k < N; ++k)
+                {
+                    lane[0][k] += t[k];
+                }
+            }
+            for (std::size_t k { 0 }; k < N; ++k)
+            {
+                double sum { 0.0 };
+                for (std::size_t l { 0 }; l < lanes; ++l)
+                {
+                    sum += lane[l][k];
+                }
+                partial.value[k] += sum;
+            }
+        },
+        total
+    );
+    return total;
+}
+
+/** @brief The product a(i) b(i). */
+struct DotTerms
+{
+    View a; /**< first vector */
+    View b; /**< second vector */
+    /** @brief t[0] = a(i) b(i). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double* t) const { t[0] = a(i) * b(i); }
+};
+
 /** @brief The local part of (a, b) over the first @p n cells. */
 double localDot(std::size_t n, const View& a, const View& b)
 {
-    double sum { 0.0 };
-    Kokkos::parallel_reduce(
-        "poisson::dot",
-        Kokkos::RangePolicy<>(0, n),
-        KOKKOS_LAMBDA(const std::size_t i, double& partial) { partial += a(i) * b(i); },
-        sum
-    );
-    return sum;
+    return localSums<1>("poisson::dot", n, DotTerms { a, b }).value[0];
 }
 
 /** @brief r = b - r (r held A x), z = D^-1 r: the initial residual, preconditioned. */
@@ -59,6 +179,30 @@ void residual(std::size_t n, const View& b, const View& inverse, const View& r, 
             z(i) = inverse(i) * r(i);
         }
     );
+}
+
+/**
+ * @brief CG's update on cells [first, last): x += alpha p, r -= alpha q, z = D^-1 r (restrict
+ * parameters: the compiler vectorizes the loop).
+ */
+KOKKOS_INLINE_FUNCTION void cgStep(
+    std::size_t first,
+    std::size_t last,
+    double alpha,
+    const double* KOKKOS_RESTRICT inverse,
+    const double* KOKKOS_RESTRICT p,
+    const double* KOKKOS_RESTRICT q,
+    double* KOKKOS_RESTRICT x,
+    double* KOKKOS_RESTRICT r,
+    double* KOKKOS_RESTRICT z
+)
+{
+    for (std::size_t i { first }; i < last; ++i)
+    {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * q[i];
+        z[i] = inverse[i] * r[i];
+    }
 }
 
 /** @brief CG's update: x += alpha p, r -= alpha q, z = D^-1 r. */
@@ -75,11 +219,20 @@ void cgUpdate(
 {
     Kokkos::parallel_for(
         "poisson::cgStep",
-        Kokkos::RangePolicy<>(0, n),
-        KOKKOS_LAMBDA(const std::size_t i) {
-            x(i) += alpha * p(i);
-            r(i) -= alpha * q(i);
-            z(i) = inverse(i) * r(i);
+        Kokkos::RangePolicy<>(0, blocks(n)),
+        KOKKOS_LAMBDA(const std::size_t b) {
+            const Block cells(b, n);
+            cgStep(
+                cells.first,
+                cells.last,
+                alpha,
+                inverse.data(),
+                p.data(),
+                q.data(),
+                x.data(),
+                r.data(),
+                z.data()
+            );
         }
     );
 }
@@ -104,13 +257,31 @@ void precondition(std::size_t n, const View& inverse, const View& in, const View
     );
 }
 
-/** @brief The local parts of the pipelined reduction: (r, u), (w, u), (r, r). */
+/** @brief The products of the pipelined reduction: r u, w u, r r. */
+struct PipelinedTerms
+{
+    View r; /**< residual */
+    View u; /**< preconditioned residual */
+    View w; /**< A u */
+    /** @brief t = (r(i) u(i), w(i) u(i), r(i) r(i)). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double* t) const
+    {
+        t[0] = r(i) * u(i);
+        t[1] = w(i) * u(i);
+        t[2] = r(i) * r(i);
+    }
+};
+
+/** @brief The local parts of the pipelined reduction, (r, u), (w, u), (r, r), in one pass. */
 void pipelinedDots(std::size_t n, const View& r, const View& u, const View& w, double dots[3])
 {
-    dots[0] = localDot(n, r, u);
-    dots[1] = localDot(n, w, u);
-    dots[2] = localDot(n, r, r);
+    const Sums<3> sums { localSums<3>("poisson::dots", n, PipelinedTerms { r, u, w }) };
+    for (std::size_t k { 0 }; k < 3; ++k)
+    {
+        dots[k] = sums.value[k];
+    }
 }
+
 /** @brief The vectors of pipelined CG's update, in the order pipelinedUpdate() reads them. */
 struct PipelinedVectors
 {
@@ -118,6 +289,37 @@ struct PipelinedVectors
     View z, q, s, p; /**< their recurrences: z = A q, q = D^-1 s, s = A p, p the direction */
     View x, r;       /**< the solution and the residual */
 };
+
+/** @brief Pipelined CG's update on cells [first, last) (see pipelinedUpdate()). */
+KOKKOS_INLINE_FUNCTION void pipelinedStep(
+    std::size_t first,
+    std::size_t last,
+    double alpha,
+    double beta,
+    const double* KOKKOS_RESTRICT n,
+    const double* KOKKOS_RESTRICT m,
+    double* KOKKOS_RESTRICT w,
+    double* KOKKOS_RESTRICT u,
+    double* KOKKOS_RESTRICT z,
+    double* KOKKOS_RESTRICT q,
+    double* KOKKOS_RESTRICT s,
+    double* KOKKOS_RESTRICT p,
+    double* KOKKOS_RESTRICT x,
+    double* KOKKOS_RESTRICT r
+)
+{
+    for (std::size_t i { first }; i < last; ++i)
+    {
+        z[i] = n[i] + beta * z[i];
+        q[i] = m[i] + beta * q[i];
+        s[i] = w[i] + beta * s[i];
+        p[i] = u[i] + beta * p[i];
+        x[i] += alpha * p[i];
+        r[i] -= alpha * s[i];
+        u[i] -= alpha * q[i];
+        w[i] -= alpha * z[i];
+    }
+}
 
 /**
  * @brief Pipelined CG's update (Ghysels and Vanroose 2014, algorithm 4), one kernel:
@@ -129,16 +331,25 @@ void pipelinedUpdate(std::size_t count, double alpha, double beta, const Pipelin
     const PipelinedVectors c { v };
     Kokkos::parallel_for(
         "poisson::pipe",
-        Kokkos::RangePolicy<>(0, count),
-        KOKKOS_LAMBDA(const std::size_t i) {
-            c.z(i) = c.n(i) + beta * c.z(i);
-            c.q(i) = c.m(i) + beta * c.q(i);
-            c.s(i) = c.w(i) + beta * c.s(i);
-            c.p(i) = c.u(i) + beta * c.p(i);
-            c.x(i) += alpha * c.p(i);
-            c.r(i) -= alpha * c.s(i);
-            c.u(i) -= alpha * c.q(i);
-            c.w(i) -= alpha * c.z(i);
+        Kokkos::RangePolicy<>(0, blocks(count)),
+        KOKKOS_LAMBDA(const std::size_t b) {
+            const Block cells(b, count);
+            pipelinedStep(
+                cells.first,
+                cells.last,
+                alpha,
+                beta,
+                c.n.data(),
+                c.m.data(),
+                c.w.data(),
+                c.u.data(),
+                c.z.data(),
+                c.q.data(),
+                c.s.data(),
+                c.p.data(),
+                c.x.data(),
+                c.r.data()
+            );
         }
     );
 }
@@ -164,8 +375,8 @@ PoissonSolver::PoissonSolver(const MeshPiece& piece, const HaloLayout& layout, d
       volume_("poisson::volume", layout.nOwned()), diagonal_("poisson::diagonal", layout.nOwned()),
       inverseDiagonal_("poisson::inverseDiagonal", layout.nOwned()),
       faceOffsets_("poisson::faceOffsets", layout.nOwned() + 1),
-      faceCell_("poisson::faceCell", piece.faceNeighbours().size()),
-      faceCoefficient_("poisson::faceCoefficient", piece.faceNeighbours().size()),
+      faceCell_("poisson::faceCell", innerFaces(piece)),
+      faceCoefficient_("poisson::faceCoefficient", innerFaces(piece)),
       interior_(cellList("poisson::interior", layout.interiorCells())),
       boundary_(cellList("poisson::boundary", layout.boundaryCells()))
 {
@@ -191,10 +402,15 @@ PoissonSolver::PoissonSolver(const MeshPiece& piece, const HaloLayout& layout, d
         diagonal(i) = piece.volume(i) / dt;
         for (std::size_t f { piece.faceOffsets()[i] }; f < piece.faceOffsets()[i + 1]; ++f)
         {
-            const bool inside { piece.faceNeighbours()[f] >= 0 };
-            faceCell(f) = inside ? local[next++] : LocalIndex { -1 };
-            coefficient(f) = piece.faceCoefficients()[f];
-            diagonal(i) += coefficient(f);
+            // a boundary face (u = 0 beyond it) adds to the diagonal only: the product's face
+            // lists leave it out (no branch per face)
+            diagonal(i) += piece.faceCoefficients()[f];
+            if (piece.faceNeighbours()[f] >= 0)
+            {
+                faceCell(offsets(i) + next) = local[next];
+                coefficient(offsets(i) + next) = piece.faceCoefficients()[f];
+                ++next;
+            }
         }
         FIELDSYNC_CHECK(
             next == local.size(),
@@ -203,7 +419,7 @@ PoissonSolver::PoissonSolver(const MeshPiece& piece, const HaloLayout& layout, d
                 std::to_string(next) + " inner faces in the mesh piece"
         );
         inverse(i) = 1.0 / diagonal(i);
-        offsets(i + 1) = piece.faceOffsets()[i + 1];
+        offsets(i + 1) = offsets(i) + next;
     }
     Kokkos::deep_copy(volume_, volume);
     Kokkos::deep_copy(diagonal_, diagonal);
@@ -254,11 +470,8 @@ LocalMatrix PoissonSolver::localMatrix() const
         matrix.values.push_back(diagonal(i));
         for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
         {
-            if (faceCell(f) >= 0)
-            {
-                matrix.columns.push_back(faceCell(f));
-                matrix.values.push_back(-coefficient(f));
-            }
+            matrix.columns.push_back(faceCell(f));
+            matrix.values.push_back(-coefficient(f));
         }
         matrix.offsets.push_back(matrix.columns.size());
     }
@@ -299,8 +512,7 @@ void PoissonSolver::apply(const Kokkos::View<LocalIndex*>& cells, const View& x,
             double sum { diagonal(i) * x(i) };
             for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
             {
-                const LocalIndex nb { faceCell(f) };
-                sum -= nb >= 0 ? coefficient(f) * x(static_cast<std::size_t>(nb)) : 0.0;
+                sum -= coefficient(f) * x(static_cast<std::size_t>(faceCell(f)));
             }
             y(i) = sum;
         }

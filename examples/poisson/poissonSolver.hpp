@@ -193,9 +193,9 @@ private:
     View volume_;          /**< owned cell volumes (areas in 2-D) */
     View diagonal_;        /**< A's diagonal, V/dt + sum of the face coefficients */
     View inverseDiagonal_; /**< the Jacobi preconditioner */
-    Kokkos::View<std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' faces */
-    Kokkos::View<LocalIndex*> faceCell_;     /**< per face: local neighbour or -1 */
-    View faceCoefficient_;                   /**< per face: |face| / distance */
+    Kokkos::View<std::size_t*> faceOffsets_; /**< CSR offsets of the owned cells' inner faces */
+    Kokkos::View<LocalIndex*> faceCell_;     /**< per inner face: the local neighbour */
+    View faceCoefficient_;                   /**< per inner face: |face| / distance */
     Kokkos::View<LocalIndex*> interior_;     /**< owned cells without ghost neighbours */
     Kokkos::View<LocalIndex*> boundary_;     /**< owned cells with a ghost neighbour */
 };

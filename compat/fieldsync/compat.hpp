@@ -14,7 +14,8 @@
  *
  * It also brings the names that moved into a layer's namespace last round (fieldsync::HaloBuilder,
  * fieldsync::ReverseOp, ...) as [[deprecated]] aliases (deprecated.hpp): old code compiles with a
- * warning that names the new spelling.
+ * warning that names the new spelling; and the collectives on a pointer and a count
+ * (mpi/pointerCollectives.hpp: the specification's forms, and the others deprecated).
  */
 #pragma once
 
@@ -31,6 +32,7 @@
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/mpiInit.hpp"
+#include "fieldsync/mpi/pointerCollectives.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -11,7 +11,6 @@
 
 #include <array>
 #include <atomic>
-#include <climits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -182,59 +181,6 @@ void requireMpiRunning(const char* name, const std::source_location& where)
     {
         askMpi(name, where);
     }
-}
-
-int timesSize(int count, MPI_Comm comm, const char* name, const std::source_location& where)
-{
-    requireMpiRunning(name, where);
-    FIELDSYNC_CHECK_AT(
-        comm != MPI_COMM_NULL, std::string(name) + ": the communicator is MPI_COMM_NULL", where
-    );
-    if (count < 0)
-    {
-        return count;
-    }
-    int size { 1 };
-    FIELDSYNC_MPI_AT(MPI_Comm_size(comm, &size), where);
-    const auto total = static_cast<long long>(count) * size;
-    FIELDSYNC_CHECK_AT(
-        total <= INT_MAX,
-        std::string(name) + ": " + std::to_string(count) + " values per rank times " +
-            std::to_string(size) + " ranks exceeds INT_MAX",
-        where
-    );
-    return static_cast<int>(total);
-}
-
-int sum(std::span<const int> counts) noexcept
-{
-    long long total { 0 };
-    for (const int c : counts)
-    {
-        total += c > 0 ? c : 0;
-    }
-    return total > INT_MAX ? INT_MAX : static_cast<int>(total);
-}
-
-int countOf(std::span<const int> counts, MPI_Comm comm) noexcept
-{
-    int initialised { 0 };
-    int finalised { 0 };
-    MPI_Initialized(&initialised);
-    MPI_Finalized(&finalised);
-    if (!initialised || finalised || comm == MPI_COMM_NULL)
-    {
-        return 0;
-    }
-    int rank { 0 };
-    int size { 0 };
-    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-        counts.size() != static_cast<std::size_t>(size))
-    {
-        return 0;
-    }
-    const int mine = counts[static_cast<std::size_t>(rank)];
-    return mine > 0 ? mine : 0;
 }
 
 namespace

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The names that moved into a layer's namespace, used under their old names (compat/fieldsync/
-// deprecated.hpp through compat.hpp): each is the new type or calls the new function. Compiled
-// with -Wno-deprecated-declarations; every use here warns without it.
+// deprecated.hpp through compat.hpp), and a deprecated pointer form of a collective: each is the
+// new type or calls the new function. Compiled with -Wno-deprecated-declarations; every use here
+// warns without it.
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/compat.hpp"
@@ -61,4 +62,18 @@ TEST_CASE("The old names of moved functions call the new ones", "[compat][deprec
     CHECK(graph.nCells() == 2);
     old::ExchangeStats stats {};
     CHECK(stats.exchanges == 0);
+}
+
+TEST_CASE("A deprecated pointer form of a collective calls its span form", "[compat][deprecated]")
+{
+    // every form: test/compat/pointerCollectives.cpp; this one use is here so that the build
+    // with -Werror=deprecated-declarations shows its message (test_compat_deprecated_warns)
+    const fs::mpi::MPIEnvironment env;
+    const double mine { env.rank() + 1.0 };
+    std::vector<double> all(static_cast<std::size_t>(env.sizeRank()), -1.0);
+    old::mpi::allGather(&mine, 1, all.data(), env.comm());
+    for (std::size_t r = 0; r < all.size(); ++r)
+    {
+        CHECK(all[r] == static_cast<double>(r) + 1.0);
+    }
 }

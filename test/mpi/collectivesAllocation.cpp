@@ -102,6 +102,10 @@ TEST_CASE("non-blocking collectives on spans and views, and staged blocking ones
     Kokkos::View<double*, Kokkos::HostSpace> staged("staged", 2);
     fm::CallOptions<> staging {};
     staging.staging = fm::Staging::Always;
+    // a device form that names its instance and one dependency
+    Kokkos::View<double*, Kokkos::HostSpace> onInstance("onInstance", 2);
+    const Kokkos::DefaultHostExecutionSpace exec;
+    const auto device = fm::withExecutionSpace(exec, { exec });
     auto step = [&]
     {
         // a view's non-blocking call keeps it alive (a counted reference) until completion
@@ -123,6 +127,12 @@ TEST_CASE("non-blocking collectives on spans and views, and staged blocking ones
             std::span<const double>(mine), std::span<double>(gathered), gatherCounts, env.comm()
         );
         g.wait();
+        // its access object names the instance (Request::readyOn); the dependencies are read
+        // where the options hold them, not copied
+        onInstance(0) = r;
+        onInstance(1) = 1.0;
+        auto d = fm::iAllReduce(onInstance, fm::ReduceOp::Sum, env.comm(), device);
+        d.wait();
     };
     step(); // MPI and the staging pool set up their own state on first use
     const long allocations = fieldsync_test::allocationsDuring(
@@ -139,14 +149,17 @@ TEST_CASE("non-blocking collectives on spans and views, and staged blocking ones
     // view, its state and the copy of the view kept alive (2); the staged allReduce, its access
     // object (1; the staging bytes come from the pool); iAllToAllV, its state and its four count
     // and displacement arrays (5); iAllGatherV, its state and its receive counts and
-    // displacements (3).
-    constexpr long perRound { 2 + 1 + 5 + 3 };
+    // displacements (3); the device form's iAllReduce, its state, the copy of the view and its
+    // access object (3).
+    constexpr long perRound { 2 + 1 + 5 + 3 + 3 };
     CHECK(allocations == 20 * perRound);
     // the results against the closed forms
     for (std::size_t i = 0; i < view.extent(0); ++i)
     {
         REQUIRE(view(i) == n * (n + 1) / 2.0 + n * static_cast<double>(i));
     }
+    REQUIRE(onInstance(0) == n * (n - 1) / 2.0);
+    REQUIRE(onInstance(1) == static_cast<double>(n));
     REQUIRE(staged(0) == n - 1.0);
     REQUIRE(staged(1) == 0.0);
     std::size_t at { 0 };

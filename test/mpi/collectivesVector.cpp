@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Every collective on std::vector, the pointer + count forms, spans, scalars and every op.
+// Every collective on std::vector, spans, scalars and every op (the pointer + count forms:
+// test/compat/pointerCollectives.cpp).
 #include "collectiveChecks.hpp"
 
-#include <algorithm>
 #include <span>
 
 using fieldsync_test::Vec3;
@@ -22,110 +22,6 @@ TEMPLATE_TEST_CASE(
     const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
     fieldsync_test::checkAllCollectives<TestType, fieldsync_test::VectorForm>({ blocking, staging }
     );
-}
-
-TEST_CASE("pointer + count forms of every collective", "[collectives][pointer]")
-{
-    using fieldsync_test::f;
-    using fieldsync_test::g;
-    using fieldsync_test::sumF;
-    const MPI_Comm comm = MPI_COMM_WORLD;
-    int me { 0 };
-    int size { 1 };
-    MPI_Comm_rank(comm, &me);
-    MPI_Comm_size(comm, &size);
-    const auto P = static_cast<std::size_t>(size);
-    const auto ume = static_cast<std::size_t>(me);
-    const auto staging = GENERATE(fm::Staging::Auto, fm::Staging::Always);
-    const fm::CallOptions<> opts { staging };
-    const int n { 2 };
-    const auto un = static_cast<std::size_t>(n);
-    std::vector<double> send(un * P);
-    std::vector<double> recv(un * P, -1.0);
-    for (std::size_t k = 0; k < un * P; ++k)
-    {
-        send[k] = f<double>(me, k);
-    }
-    std::vector<int> counts(P);
-    for (std::size_t r = 0; r < P; ++r)
-    {
-        counts[r] = n;
-    }
-
-    fm::allReduce(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
-    CHECK(recv[1] == sumF<double>(0, size - 1, 1));
-    std::vector<double> io(send);
-    fm::allReduce(io.data(), n, fm::ReduceOp::Sum, comm, opts);
-    CHECK(io[1] == sumF<double>(0, size - 1, 1));
-
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::reduce(send.data(), me == 0 ? recv.data() : nullptr, n, fm::ReduceOp::Sum, 0, comm, opts);
-    CHECK((me != 0 || recv[0] == sumF<double>(0, size - 1, 0)));
-    io = send;
-    fm::reduce(io.data(), n, fm::ReduceOp::Sum, 0, comm, opts);
-    CHECK((me != 0 || io[0] == sumF<double>(0, size - 1, 0)));
-
-    io = send;
-    fm::broadcast(io.data(), n, size - 1, comm, opts);
-    CHECK(io[1] == f<double>(size - 1, 1));
-
-    fm::allGather(send.data(), n, recv.data(), comm, opts);
-    CHECK(recv[un * (P - 1) + 1] == f<double>(size - 1, 1));
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::allGatherV(send.data(), n, recv.data(), counts, comm, opts);
-    CHECK(recv[un * (P - 1) + 1] == f<double>(size - 1, 1));
-
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::gather(send.data(), n, me == 0 ? recv.data() : nullptr, 0, comm, opts);
-    CHECK((me != 0 || recv[un * (P - 1)] == f<double>(size - 1, 0)));
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::gatherV(send.data(), n, recv.data(), counts, 0, comm, opts);
-    CHECK((me != 0 || recv[un * (P - 1)] == f<double>(size - 1, 0)));
-
-    // root 0 scatters its send: rank r gets f(0, r*n + i)
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::scatter(me == 0 ? send.data() : nullptr, recv.data(), n, 0, comm, opts);
-    CHECK(recv[1] == f<double>(0, ume * un + 1));
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::scatterV(send.data(), counts, recv.data(), n, 0, comm, opts);
-    CHECK(recv[1] == f<double>(0, ume * un + 1));
-
-    std::vector<double> a2a(un * P);
-    for (std::size_t r = 0; r < P; ++r)
-    {
-        for (std::size_t i = 0; i < un; ++i)
-        {
-            a2a[r * un + i] = g<double>(me, static_cast<int>(r), i);
-        }
-    }
-    fm::allToAll(a2a.data(), recv.data(), n, comm, opts);
-    CHECK(recv[un * (P - 1) + 1] == g<double>(size - 1, me, 1));
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::allToAllV(a2a.data(), counts, recv.data(), counts, comm, opts);
-    CHECK(recv[1] == g<double>(0, me, 1));
-
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::reduceScatter(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
-    CHECK(recv[1] == sumF<double>(0, size - 1, ume * un + 1));
-    std::fill(recv.begin(), recv.end(), -1.0);
-    fm::reduceScatter(send.data(), recv.data(), counts, fm::ReduceOp::Sum, comm, opts);
-    CHECK(recv[1] == sumF<double>(0, size - 1, ume * un + 1));
-
-    fm::scan(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
-    CHECK(recv[1] == sumF<double>(0, me, 1));
-    fm::exScan(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
-    CHECK((me == 0 || recv[1] == sumF<double>(0, me - 1, 1)));
-
-    // non-blocking pointer forms share the code; one of each shape
-    auto r1 = fm::iAllReduce(send.data(), recv.data(), n, fm::ReduceOp::Sum, comm, opts);
-    r1.wait();
-    CHECK(recv[0] == sumF<double>(0, size - 1, 0));
-    auto r2 = fm::iAllGatherV(send.data(), n, recv.data(), counts, comm, opts);
-    r2.wait();
-    CHECK(recv[un * (P - 1)] == f<double>(size - 1, 0));
-    fm::barrier(comm);
-    auto r3 = fm::iBarrier(comm);
-    r3.wait();
 }
 
 TEST_CASE("scalar forms: allReduce(T&) and the seed's reduceAllScalar", "[collectives][scalar]")

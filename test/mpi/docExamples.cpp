@@ -13,6 +13,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <numeric>
+#include <span>
 #include <vector>
 
 namespace fm = fieldsync::mpi;
@@ -130,6 +131,22 @@ TEST_CASE("doc/collectives.md examples", "[collectives][doc]")
     requests.push_back(fm::iBarrier(comm));
     fm::Request::waitAll(requests);
     // [nonBlocking]
+
+    {
+        std::vector<double> sendValues(2, rank + 1.0);
+        std::vector<double> recvValues(2 * P, -1.0);
+        const double* send = sendValues.data();
+        double* recv = recvValues.data();
+        const int count = 2;
+        const std::size_t ranks = P;
+        // [pointers]
+        fm::allReduce(send, recv, count, fm::ReduceOp::Sum, comm); // the specification's form
+        fm::gather(std::span(send, count), std::span(recv, count * ranks), 0, comm);
+        // [pointers]
+        // rank 0 holds every rank's block (r + 1 twice)
+        CHECK((rank != 0 || recvValues[2 * P - 1] == static_cast<double>(size)));
+        CHECK((rank == 0 || recvValues[1] == size * (size + 1) / 2.0));
+    }
 
     // [options]
     Kokkos::DefaultExecutionSpace exec;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // All-to-all: allToAll and allToAllV, each blocking and non-blocking (the i-form returns a
-// Request), on buffers and on host pointers (doc/collectives.md).
+// Request), on spans, vectors and views (doc/collectives.md; pointer forms in compat/).
 #pragma once
 
 #include "fieldsync/mpi/collectiveBuffer.hpp"
@@ -89,72 +89,6 @@ requires SendArgument<S> && CollectiveBuffer<R>
 {
     const auto operation = detail::ops::allToAllV(sendCounts, recvCounts);
     return operation.start<false>(send, recv, comm, options, where);
-}
-
-// Pointer forms: host pointers and int counts, turned into buffers by detail::host.
-
-/** @brief allToAll of @p countPerRank values to and from each rank. */
-template<typename T, typename E = ViewExecutionSpace>
-void allToAll(
-    const T* send,
-    T* recv,
-    int countPerRank,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::hostPerRank(send, countPerRank);
-    allToAll(sendBuffer, detail::hostPerRank(recv, countPerRank), comm, options, where);
-}
-
-/** @brief Non-blocking allToAll of @p countPerRank values to and from each rank. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iAllToAll(
-    const T* send,
-    T* recv,
-    int countPerRank,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::hostPerRank(send, countPerRank);
-    return iAllToAll(sendBuffer, detail::hostPerRank(recv, countPerRank), comm, options, where);
-}
-
-/** @brief allToAllV on host pointers. */
-template<typename T, typename E = ViewExecutionSpace>
-void allToAllV(
-    const T* send,
-    std::span<const int> sendCounts,
-    T* recv,
-    std::span<const int> recvCounts,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::host(send, detail::sum(sendCounts));
-    const auto recvBuffer = detail::host(recv, detail::sum(recvCounts));
-    allToAllV(sendBuffer, sendCounts, recvBuffer, recvCounts, comm, options, where);
-}
-
-/** @brief Non-blocking allToAllV on host pointers. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iAllToAllV(
-    const T* send,
-    std::span<const int> sendCounts,
-    T* recv,
-    std::span<const int> recvCounts,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::host(send, detail::sum(sendCounts));
-    const auto recvBuffer = detail::host(recv, detail::sum(recvCounts));
-    return iAllToAllV(sendBuffer, sendCounts, recvBuffer, recvCounts, comm, options, where);
 }
 
 } // namespace fieldsync::mpi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // broadcast and barrier, each blocking and non-blocking (the i-form returns a Request); broadcast
-// on buffers and on host pointers (doc/collectives.md).
+// on spans, vectors and views (doc/collectives.md; pointer forms in compat/).
 #pragma once
 
 #include "fieldsync/mpi/collectiveBuffer.hpp"
@@ -54,34 +54,6 @@ requires CollectiveBuffer<B>
     return detail::ops::broadcast(root).start<false>(
         detail::NoBuffer {}, data, comm, options, where
     );
-}
-
-/** @brief broadcast of @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-void broadcast(
-    T* data,
-    int count,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    broadcast(detail::host(data, count), root, comm, options, where);
-}
-
-/** @brief Non-blocking broadcast of @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iBroadcast(
-    T* data,
-    int count,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    return iBroadcast(detail::host(data, count), root, comm, options, where);
 }
 
 /** @brief Blocks until every rank of @p comm has called barrier (MPI_Barrier). */

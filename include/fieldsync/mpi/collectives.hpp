@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Every collective, blocking and non-blocking, on pointers, std::span, std::vector and
-// Kokkos::View: one header per family (doc/collectives.md).
+// Every collective, blocking and non-blocking, on std::span, std::vector and Kokkos::View: one
+// header per family (doc/collectives.md). The pointer-and-count forms are in compat/
+// (fieldsync/mpi/pointerCollectives.hpp, through fieldsync/compat.hpp).
 #pragma once
 
 #include "fieldsync/mpi/allToAll.hpp"

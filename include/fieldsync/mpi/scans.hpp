@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Scans: scan and exScan, each blocking and non-blocking (the i-form returns a Request), on
-// buffers and on host pointers (doc/collectives.md).
+// spans, vectors and views (doc/collectives.md; pointer forms in compat/).
 #pragma once
 
 #include "fieldsync/mpi/collectiveBuffer.hpp"
@@ -86,68 +86,6 @@ requires SendArgument<S> && CollectiveBuffer<R>
 )
 {
     return detail::ops::exScan(op).start<false>(send, recv, comm, options, where);
-}
-
-// Pointer forms: host pointers and int counts, turned into buffers by detail::host.
-
-/** @brief scan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-void scan(
-    const T* send,
-    T* recv,
-    int count,
-    ReduceOp op,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    scan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
-}
-
-/** @brief Non-blocking scan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iScan(
-    const T* send,
-    T* recv,
-    int count,
-    ReduceOp op,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    return iScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
-}
-
-/** @brief exScan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-void exScan(
-    const T* send,
-    T* recv,
-    int count,
-    ReduceOp op,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    exScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
-}
-
-/** @brief Non-blocking exScan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iExScan(
-    const T* send,
-    T* recv,
-    int count,
-    ReduceOp op,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    return iExScan(detail::host(send, count), detail::host(recv, count), op, comm, options, where);
 }
 
 } // namespace fieldsync::mpi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Scatters: scatter and scatterV, each blocking and non-blocking (the i-form returns a Request),
-// on buffers and on host pointers (doc/collectives.md).
+// on spans, vectors and views (doc/collectives.md; pointer forms in compat/).
 #pragma once
 
 #include "fieldsync/mpi/collectiveBuffer.hpp"
@@ -89,80 +89,6 @@ requires CollectiveBuffer<S> && ReceiveArgument<R>
 )
 {
     return detail::ops::scatterV(sendCounts, root).start<false>(send, recv, comm, options, where);
-}
-
-// Pointer forms: host pointers and int counts, turned into buffers by detail::host.
-
-/** @brief scatter of @p count values per rank; @p send (count x size values) may be null off root.
- */
-template<typename T, typename E = ViewExecutionSpace>
-void scatter(
-    const T* send,
-    T* recv,
-    int count,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    scatter(
-        detail::hostPerRank(send, count), detail::host(recv, count), root, comm, options, where
-    );
-}
-
-/** @brief Non-blocking scatter of @p count values per rank; @p send (count x size values) may be
- * null off root. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iScatter(
-    const T* send,
-    T* recv,
-    int count,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    return iScatter(
-        detail::hostPerRank(send, count), detail::host(recv, count), root, comm, options, where
-    );
-}
-
-/** @brief scatterV; @p send (sum of sendCounts values) may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
-void scatterV(
-    const T* send,
-    std::span<const int> sendCounts,
-    T* recv,
-    int recvCount,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::host(send, detail::sum(sendCounts));
-    scatterV(sendBuffer, sendCounts, detail::host(recv, recvCount), root, comm, options, where);
-}
-
-/** @brief Non-blocking scatterV; @p send (sum of sendCounts values) may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
-[[nodiscard]] Request iScatterV(
-    const T* send,
-    std::span<const int> sendCounts,
-    T* recv,
-    int recvCount,
-    int root,
-    MPI_Comm comm,
-    const CallOptions<E>& options = {},
-    std::source_location where = std::source_location::current()
-)
-{
-    const auto sendBuffer = detail::host(send, detail::sum(sendCounts));
-    return iScatterV(
-        sendBuffer, sendCounts, detail::host(recv, recvCount), root, comm, options, where
-    );
 }
 
 } // namespace fieldsync::mpi

@@ -126,7 +126,7 @@ using KeptAllocation = std::shared_ptr<const void>;
 
 /**
  * @brief One user buffer, type-erased: where it is, how many values, and how to fence and stage
- * it. Built by describe() (detail/describe.hpp) from a pointer, span, vector or view. A host
+ * it. Built by describe() (detail/describe.hpp) from a span, vector or view. A host
  * buffer that is neither staged nor written by an asynchronous execution space needs no
  * access object (no host path allocates one); a non-blocking call's view is kept alive by
  * `kept`, a copy of the view.
@@ -171,19 +171,5 @@ Request run(Call& call);
 /** @brief Throws an Error at @p where unless MPI is initialised and not finalised (after the
  * first call that finds MPI running, one load until MPI_Finalize begins). */
 void requireMpiRunning(const char* name, const std::source_location& where);
-
-/**
- * @brief @p count times the size of @p comm (for pointer forms that take a per-rank count);
- * @p count itself when it is negative, so the caller's check reports it.
- * @throws Error when MPI is not running or @p comm is MPI_COMM_NULL.
- */
-[[nodiscard]] int
-timesSize(int count, MPI_Comm comm, const char* name, const std::source_location& where);
-
-/** @brief The sum of the non-negative entries of @p counts (negative ones are reported later). */
-[[nodiscard]] int sum(std::span<const int> counts) noexcept;
-
-/** @brief counts[rank in comm], or 0 when it cannot be known (the call reports why). */
-[[nodiscard]] int countOf(std::span<const int> counts, MPI_Comm comm) noexcept;
 
 } // namespace fieldsync::mpi::detail

@@ -56,44 +56,6 @@ struct BufferTraits<std::vector<T, Allocator>>
     using memory_space = Kokkos::HostSpace;       /**< where the values live */
 };
 
-/**
- * @brief The one adaptor of the pointer forms: a host pointer and an int count (values, or values
- * per rank when @p perRank). submit() checks the count and turns it into a std::span with the
- * call's name in its messages; a null pointer holds no values (off-root pointers may be null).
- */
-template<typename T>
-struct HostPointer
-{
-    T* data { nullptr };    /**< host memory, may be null */
-    int count { 0 };        /**< values, or values per rank */
-    bool perRank { false }; /**< the buffer holds count x (ranks of the communicator) values */
-};
-
-/** @brief @p count host values at @p data (the pointer forms). */
-template<typename T>
-[[nodiscard]] constexpr HostPointer<T> host(T* data, int count) noexcept
-{
-    return HostPointer<T> { data, count, false };
-}
-
-/** @brief @p countPerRank values for each rank of the communicator at @p data. */
-template<typename T>
-[[nodiscard]] constexpr HostPointer<T> hostPerRank(T* data, int countPerRank) noexcept
-{
-    return HostPointer<T> { data, countPerRank, true };
-}
-
-/** @brief A host pointer and count: host memory. */
-template<typename T>
-struct BufferTraits<HostPointer<T>>
-{
-    static constexpr bool isBuffer = true;         /**< a buffer */
-    static constexpr bool isView = false;          /**< not a Kokkos::View */
-    static constexpr bool constPropagates = false; /**< constness is in T */
-    using element = T;                             /**< value type, const for input only */
-    using memory_space = Kokkos::HostSpace;        /**< where the values live */
-};
-
 /** @brief Kokkos::View of any rank and memory space (must be contiguous at run time). */
 template<typename V>
 requires Kokkos::is_view<V>::value struct BufferTraits<V>
@@ -130,11 +92,13 @@ class BufferAccessOf final : public BufferAccess
 {
 public:
     /**
-     * @brief The access to @p user, fenced on @p exec after @p after; @p named when the caller
-     * named @p exec (a device form), which instance() then returns.
+     * @brief The access to @p user, fenced on @p exec after @p after (the caller's
+     * CallOptions::dependsOn, not copied: it is read only while the call starts, by fence() and
+     * toHost(); fromHost() and instance(), which a Request calls later, do not read it); @p named
+     * when the caller named @p exec (a device form), which instance() then returns.
      */
     BufferAccessOf(Value* user, const Exec& exec, std::span<const Exec> after, bool named)
-        : user_(user), exec_(exec), after_(after.begin(), after.end()), named_(named)
+        : user_(user), exec_(exec), after_(after), named_(named)
     {
     }
 
@@ -209,10 +173,10 @@ private:
         }
     }
 
-    Value* user_;             /**< the user's values */
-    Exec exec_;               /**< the instance that writes them */
-    std::vector<Exec> after_; /**< the instances it waits for first */
-    bool named_;              /**< exec was named by the caller (a device form) */
+    Value* user_;                 /**< the user's values */
+    Exec exec_;                   /**< the instance that writes them */
+    std::span<const Exec> after_; /**< the instances it waits for first (while it starts) */
+    bool named_;                  /**< exec was named by the caller (a device form) */
 };
 
 /**
@@ -267,31 +231,6 @@ Buffer describeMemory(
     return buffer;
 }
 
-/**
- * @brief The values a HostPointer holds: a negative count is an Error, a null pointer holds none,
- * a per-rank count is multiplied by the ranks of @p comm.
- */
-template<typename T>
-[[nodiscard]] std::size_t hostCount(
-    const HostPointer<T>& pointer,
-    MPI_Comm comm,
-    const char* name,
-    const std::source_location& where
-)
-{
-    FIELDSYNC_CHECK_AT(
-        pointer.count >= 0,
-        std::string(name) + ": negative count " + std::to_string(pointer.count),
-        where
-    );
-    if (pointer.data == nullptr)
-    {
-        return 0;
-    }
-    const int count = pointer.perRank ? timesSize(pointer.count, comm, name, where) : pointer.count;
-    return static_cast<std::size_t>(count);
-}
-
 /** @brief Throws an Error naming @p name and @p where unless @p view is contiguous. */
 template<typename V>
 void requireContiguous(const V& view, const char* name, const std::source_location& where)
@@ -318,8 +257,7 @@ Buffer describe(
     const CallOptions<ExecutionSpace>& options,
     const char* name,
     const std::source_location& where,
-    bool keepAlive,
-    MPI_Comm comm
+    bool keepAlive
 )
 {
     using Traits = BufferTraits<std::remove_cvref_t<B>>;
@@ -339,18 +277,7 @@ Buffer describe(
             return std::span<const ExecutionSpace> {};
         }
     }();
-    if constexpr (std::is_same_v<std::remove_cvref_t<B>, HostPointer<T>>)
-    {
-        return describeMemory<T, Kokkos::HostSpace>(
-            buffer.data,
-            hostCount(buffer, comm, name, where),
-            options.exec,
-            after,
-            options.staging,
-            nameInstance
-        );
-    }
-    else if constexpr (Traits::isView)
+    if constexpr (Traits::isView)
     {
         requireContiguous(buffer, name, where);
         using View = std::remove_cvref_t<B>;
@@ -442,20 +369,20 @@ Request submit(
         static_assert(
             !std::is_const_v<ElementOf<S>>, "fieldsync: the in-place buffer is read only"
         );
-        call.recv = describe(std::forward<S>(send), options, name, where, !blocking, comm);
+        call.recv = describe(std::forward<S>(send), options, name, where, !blocking);
     }
     else
     {
         if constexpr (BufferLike<S>)
         {
-            call.send = describe(std::forward<S>(send), options, name, where, !blocking, comm);
+            call.send = describe(std::forward<S>(send), options, name, where, !blocking);
         }
         if constexpr (BufferLike<R>)
         {
             static_assert(
                 !std::is_const_v<ElementOf<R>>, "fieldsync: the receive buffer is read only"
             );
-            call.recv = describe(std::forward<R>(recv), options, name, where, !blocking, comm);
+            call.recv = describe(std::forward<R>(recv), options, name, where, !blocking);
         }
     }
     call.op = params.op;
@@ -472,8 +399,8 @@ Request submit(
 
 /**
  * @brief One collective operation and its scalar arguments: the single definition that the
- * blocking form, the non-blocking form and the pointer forms of an operation share. The family
- * headers build one per operation (detail::ops).
+ * blocking and the non-blocking form of an operation share (and compat/'s pointer forms, through
+ * them). The family headers build one per operation (detail::ops).
  */
 struct Operation
 {

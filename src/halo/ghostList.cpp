@@ -4,10 +4,10 @@
 // make the maps.
 #include "fieldsync/halo/ghostList.hpp"
 
-#include "ascending.hpp"
 #include "exchangeContext.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/halo/detail/ghostListCheck.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,19 +55,6 @@ public:
 
 private:
     void fail(const std::string& message);
-    /** @brief Leaves entry @p k out of the exchange. */
-    void markBad(std::size_t k)
-    {
-        if (bad_.empty())
-        {
-            bad_.assign(owners_.size(), 0);
-        }
-        bad_[k] = 1;
-    }
-    /** @brief Whether entry @p k is left out. */
-    [[nodiscard]] bool isBad(std::size_t k) const noexcept { return !bad_.empty() && bad_[k] != 0; }
-    void checkEntry(std::size_t k);
-    void checkDuplicates(LocalIndex highest);
     [[nodiscard]] std::int64_t checkRequests(int requester, std::span<const std::int64_t> indices);
     void takeRequests(int requester, std::span<const std::int64_t> indices);
     [[noreturn]] void raise() const;
@@ -75,15 +63,14 @@ private:
     int self_;           /**< this rank */
     int nRanks_;         /**< ranks of comm_ */
     std::size_t nOwned_; /**< owned cells here */
-    std::span<const LocalIndex> ghostCells_; /**< the caller's ghost indices */
-    std::span<const GhostOwner> owners_;     /**< the caller's owners */
-    std::source_location where_;             /**< the caller's call site */
-    mpi::WaitPolicy policy_;                 /**< the environment's, read once */
-    std::string error_;                      /**< the first bad input found here */
-    std::vector<char> bad_;                  /**< entries left out of the exchange (empty: none) */
-    bool grouped_ { false };                 /**< owners' ranks ascending, each entry alone good */
-    std::vector<std::size_t> order_;         /**< entries grouped by owner (empty: as given) */
-    std::vector<int> receiveRanks_;          /**< owners, ascending */
+    std::span<const LocalIndex> ghostCells_;      /**< the caller's ghost indices */
+    std::span<const GhostOwner> owners_;          /**< the caller's owners */
+    std::source_location where_;                  /**< the caller's call site */
+    mpi::WaitPolicy policy_;                      /**< the environment's, read once */
+    std::string error_;                           /**< the first bad input found here */
+    std::optional<detail::GhostListCheck> check_; /**< the entries' check (bad ones left out) */
+    std::vector<std::size_t> order_;              /**< entries grouped by owner (empty: as given) */
+    std::vector<int> receiveRanks_;               /**< owners, ascending */
     std::vector<std::size_t> receiveOffsets_ { 0 }; /**< their ranges in the grouped order */
     std::vector<int> sendRanks_;                    /**< requesters, ascending */
     std::vector<std::size_t> sendOffsets_ { 0 };    /**< their ranges in sendIndices_ */
@@ -98,176 +85,19 @@ void GhostListSetUp::fail(const std::string& message)
     }
 }
 
-/** @brief Checks what this rank can check alone: lengths, ghost indices, owners' ranks. */
+/** @brief Checks what this rank can check alone (detail::GhostListCheck): lengths, ghost
+ * indices, owners' ranks; a ghost owned by this rank itself is a local copy. */
 void GhostListSetUp::checkLocally()
 {
-    bad_.clear();
-    if (ghostCells_.size() != owners_.size())
-    {
-        fail(
-            std::to_string(ghostCells_.size()) + " ghost cells but " +
-            std::to_string(owners_.size()) + " owners (one owner per ghost cell)"
-        );
-        bad_.assign(owners_.size(), 1);
-        return;
-    }
-    if (nOwned_ >= static_cast<std::size_t>(INT_MAX))
-    {
-        fail(std::to_string(nOwned_) + " owned cells exceed the local index range");
-    }
-    LocalIndex highest { -1 }; // the highest good ghost index
-    // locals, so the loops read no member again (checkEntry may write bad_)
-    const std::size_t nOwned { nOwned_ };
-    const std::size_t ghostRange { static_cast<std::size_t>(INT_MAX) - nOwned };
-    const auto nRanks = static_cast<unsigned>(nRanks_);
-    const int self { self_ };
-    const LocalIndex* ghosts { ghostCells_.data() };
-    const GhostOwner* owners { owners_.data() };
-    const std::size_t n { owners_.size() };
-    // no branch per entry (a correct list is the rule): flags and with &, so the compiler can
-    // vectorise the loops
-    unsigned allGood { 1 };
-    for (std::size_t k { 0 }; k < n; ++k)
-    {
-        const LocalIndex ghost { ghosts[k] };
-        const GhostOwner owner { owners[k] };
-        // unsigned compares: a negative value is out of range too
-        allGood &= static_cast<unsigned>(
-            (static_cast<std::size_t>(ghost) - nOwned <= ghostRange) &
-            (static_cast<unsigned>(owner.rank) < nRanks) & (owner.index >= 0) &
-            ((owner.rank != self) | (static_cast<std::size_t>(owner.index) < nOwned))
-        );
-        highest = std::max(highest, ghost);
-    }
-    unsigned grouped { 1 }; // owners in ascending rank need no grouping
-    for (std::size_t k { 1 }; k < n; ++k)
-    {
-        grouped &= static_cast<unsigned>(owners[k - 1].rank <= owners[k].rank);
-    }
-    grouped_ = allGood != 0 && grouped != 0;
-    if (allGood == 0)
-    {
-        highest = -1;
-        for (std::size_t k { 0 }; k < n; ++k)
-        {
-            checkEntry(k); // marks and names the bad entries
-            highest = isBad(k) ? highest : std::max(highest, ghosts[k]);
-        }
-    }
-    else if (strictlyAscending(ghostCells_)) // no ghost listed twice
-    {
-        return;
-    }
-    checkDuplicates(highest);
-}
-
-/** @brief One entry: ghost index not owned, owner rank in range, owner index plausible. */
-void GhostListSetUp::checkEntry(std::size_t k)
-{
-    const LocalIndex ghost { ghostCells_[k] };
-    const GhostOwner owner { owners_[k] };
-    const bool ghostOwned { ghost < 0 || static_cast<std::size_t>(ghost) < nOwned_ };
-    const bool rankOut { owner.rank < 0 || owner.rank >= nRanks_ };
-    const bool indexOut { owner.index < 0 || (owner.rank == self_ &&
-                                              static_cast<std::size_t>(owner.index) >= nOwned_) };
-    if (!ghostOwned && !rankOut && !indexOut)
-    {
-        return;
-    }
-    markBad(k);
-    const std::string entry { "entry " + std::to_string(k) + " (ghost cell " +
-                              std::to_string(ghost) + ")" };
-    if (ghostOwned)
-    {
-        fail(
-            entry + ": the ghost index is " +
-            (ghost < 0 ? std::string("negative")
-                       : "an owned cell (this rank owns 0.." + std::to_string(nOwned_ - 1) + ")")
-        );
-    }
-    else if (rankOut)
-    {
-        fail(
-            entry + ": owner rank " + std::to_string(owner.rank) + " is out of range (ranks 0.." +
-            std::to_string(nRanks_ - 1) + ")"
-        );
-    }
-    else
-    {
-        fail(
-            entry + ": owner index " + std::to_string(owner.index) + " on rank " +
-            std::to_string(owner.rank) + " is " +
-            (owner.index < 0 ? std::string("negative")
-                             : "not below this rank's " + std::to_string(nOwned_) + " owned cells")
-        );
-    }
-}
-
-/**
- * @brief A ghost index listed twice (a bit per index over the ghost range up to @p highest, the
- * highest good one, else a sort).
- */
-void GhostListSetUp::checkDuplicates(LocalIndex highest)
-{
-    if (highest < 0)
-    {
-        return;
-    }
-    const std::size_t range { static_cast<std::size_t>(highest) + 1 - nOwned_ };
-    const auto twice = [this](std::size_t first, std::size_t k)
-    {
-        fail(
-            "ghost cell " + std::to_string(ghostCells_[k]) + " is listed twice (entries " +
-            std::to_string(first) + " and " + std::to_string(k) + ")"
-        );
-        markBad(k);
-    };
-    if (range <= 64 * ghostCells_.size() + 65536)
-    {
-        std::vector<std::uint64_t> seen((range + 63) / 64, 0);
-        const LocalIndex* ghosts { ghostCells_.data() };
-        const std::size_t nOwned { nOwned_ };
-        const char* bad { bad_.empty() ? nullptr : bad_.data() }; // entries after k: unchanged
-        for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
-        {
-            if (bad != nullptr && bad[k] != 0)
-            {
-                continue;
-            }
-            const auto bit = static_cast<std::size_t>(ghosts[k]) - nOwned;
-            const std::uint64_t mask { std::uint64_t { 1 } << (bit & 63U) };
-            if ((seen[bit >> 6U] & mask) != 0)
-            {
-                std::size_t first { 0 }; // an error: find the entry that listed it first
-                while (isBad(first) || ghosts[first] != ghosts[k])
-                {
-                    ++first;
-                }
-                twice(first, k);
-                bad = bad_.data();
-                continue;
-            }
-            seen[bit >> 6U] |= mask;
-        }
-        return;
-    }
-    std::vector<std::pair<LocalIndex, std::size_t>> sorted;
-    sorted.reserve(ghostCells_.size());
-    for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
-    {
-        if (!isBad(k))
-        {
-            sorted.emplace_back(ghostCells_[k], k);
-        }
-    }
-    std::sort(sorted.begin(), sorted.end());
-    for (std::size_t j { 1 }; j < sorted.size(); ++j)
-    {
-        if (sorted[j].first == sorted[j - 1].first)
-        {
-            twice(sorted[j - 1].second, sorted[j].second);
-        }
-    }
+    check_.emplace(
+        nOwned_,
+        ghostCells_,
+        owners_,
+        self_,
+        nRanks_,
+        true,
+        [this](const std::string& message) { fail(message); }
+    );
 }
 
 /** @brief Groups the good entries by owner rank (ascending), keeping the list's order within one
@@ -276,7 +106,7 @@ void GhostListSetUp::groupByOwner()
 {
     // every entry good (no duplicate either) and the owners ascending: each owner's range found
     // by a binary search
-    if (grouped_ && bad_.empty())
+    if (check_->grouped() && !check_->anyBad())
     {
         const auto rankAbove = [](int rank, const GhostOwner& owner)
         {
@@ -295,7 +125,7 @@ void GhostListSetUp::groupByOwner()
     order_.reserve(owners_.size());
     for (std::size_t k { 0 }; k < owners_.size(); ++k)
     {
-        if (!isBad(k))
+        if (!check_->isBad(k))
         {
             order_.push_back(k);
         }

@@ -11,10 +11,10 @@
 #include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
-#include "fieldsync/mpi/wait.hpp"
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -235,18 +235,15 @@ private:
     void summariseEdges();
     void nameAsymmetricEdge();
     [[nodiscard]] std::int64_t checkEdgePairs(const mpi::SparseMessage& message);
-    [[nodiscard]] std::vector<std::vector<std::int64_t>> adjacencyReplies() const;
-    void sendAdjacency(
-        const std::vector<std::vector<std::int64_t>>& replies, std::vector<MPI_Request>& requests
-    ) const;
-    [[nodiscard]] std::map<int, std::vector<std::int64_t>> receiveAdjacency(int layer);
-    void readAdjacencyReply(
-        int q,
-        const std::vector<std::int64_t>& reply,
-        int layer,
-        std::map<int, std::vector<std::int64_t>>& asks
+    void answeredStep(
+        std::vector<mpi::SparseMessage> questions,
+        const std::function<std::int64_t(const mpi::SparseMessage&)>& answer,
+        const std::string& what
     );
-    void registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks);
+    [[nodiscard]] std::int64_t readAdjacency(
+        const mpi::SparseMessage& reply, int layer, std::map<int, std::vector<std::int64_t>>& asks
+    );
+    [[nodiscard]] std::int64_t registerRequests(const mpi::SparseMessage& message, int layer);
     [[nodiscard]] GhostNumbering numberGhosts() const;
     [[nodiscard]] halo::RankSimplexCommMap sendMap();
     void patchGhostEntries(const std::vector<LocalIndex>& slotLocal);
@@ -258,7 +255,6 @@ private:
     MPI_Comm comm_;                        /**< the builder's private communicator */
     int self_;                             /**< this rank */
     int nRanks_;                           /**< ranks of comm_ */
-    int layerTag_ { 0 };                   /**< the tag of the layer under way */
     std::source_location where_;           /**< the caller's call site */
     std::string onRank_;                   /**< " (rank r)" for messages */
     std::string error_;                    /**< the first bad input found on this rank */
@@ -271,7 +267,6 @@ private:
     std::map<int, std::vector<GlobalIndex>> sendCells_;   /**< requester -> my cells it needs */
     std::map<int, std::vector<GlobalIndex>> newRequests_; /**< requester -> cells of last layer */
     std::map<int, EdgeSummary> summaries_; /**< owner of first-layer ghosts -> edges to it */
-    std::vector<GlobalIndex> lastLayer_;   /**< ghosts of the last layer */
     std::size_t directoryEntries_ { 0 };   /**< owner-directory entries here */
 };
 
@@ -523,7 +518,7 @@ void HaloBuild::summariseEdges()
         if (slot == 0 || owner != ghosts_.owner[slot - 1])
         {
             summaryOf[slot] = &summaries_[owner];
-            cellsOf[slot] = &newRequests_[owner];
+            cellsOf[slot] = &sendCells_[owner];
         }
         else
         {
@@ -543,7 +538,7 @@ void HaloBuild::summariseEdges()
             cells.push_back(cell);
         }
     }
-    for (auto& [owner, cells] : newRequests_)
+    for (auto& [owner, cells] : sendCells_)
     {
         sortUnique(cells); // one pass when the owned ids ascend
     }
@@ -602,12 +597,7 @@ void HaloBuild::exchangeFirstLayerEdges()
     {
         nameAsymmetricEdge();
     }
-    for (const auto& [rank, cells] : newRequests_)
-    {
-        auto& all = sendCells_[rank];
-        all.insert(all.end(), cells.begin(), cells.end());
-    }
-    lastLayer_ = ghosts_.id;
+    newRequests_ = sendCells_;
 }
 
 /**
@@ -692,163 +682,102 @@ std::int64_t HaloBuild::checkEdgePairs(const mpi::SparseMessage& message)
     return bad;
 }
 
-/** @brief Halo layer @p layer (2, 3, ...): the owners of the last layer send its adjacency with
- * the owners; new ghosts are requested from their owners. */
+/**
+ * @brief Halo layer @p layer (2, 3, ...) in two answered exchanges: the owners of the last layer
+ * send each requester those cells' neighbours with their owners (an owner knows them all: each
+ * neighbour of an owned cell is owned or a first-layer ghost), and the requester answers whether
+ * it found a bad one; then the owners of the new ghosts learn who needs which of them.
+ */
 void HaloBuild::addLayer(int layer)
 {
     ghosts_.indexSlots();
-    layerTag_ = mpi::detail::takeTags(comm_, 2, where_);
-    const std::vector<std::vector<std::int64_t>> replies { adjacencyReplies() };
-    std::vector<MPI_Request> requests;
-    sendAdjacency(replies, requests);
-    std::map<int, std::vector<std::int64_t>> asks { receiveAdjacency(layer) };
-    mpi::waitWithTimeout(
-        [&]
-        {
-            int done { 0 };
-            FIELDSYNC_MPI_AT(
-                MPI_Testall(
-                    static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE
-                ),
-                where_
-            );
-            return done != 0;
-        },
-        [] { return std::string("the requesters to take this rank's adjacency replies"); },
-        mpi::WaitPolicy::fromEnvironment(),
-        "HaloBuilder layer",
-        "layer " + std::to_string(layer),
-        where_
-    );
-    raiseIfAnyFailed();
-    registerLayerRequests(layer, asks);
-    raiseIfAnyFailed();
-}
-
-/** @brief Owner side: for each requester, the cells it asked for last time, each as
- * (id, degree, (neighbour, owner)...). */
-std::vector<std::vector<std::int64_t>> HaloBuild::adjacencyReplies() const
-{
-    std::vector<std::vector<std::int64_t>> replies;
-    replies.reserve(newRequests_.size());
-    for (const auto& entry : newRequests_)
+    std::vector<mpi::SparseMessage> replies;
+    for (const auto& [rank, cells] : newRequests_)
     {
-        std::vector<std::int64_t> reply;
-        for (const GlobalIndex b : entry.second)
+        mpi::SparseMessage& reply { replies.emplace_back(mpi::SparseMessage { rank, {} }) };
+        for (const GlobalIndex b : cells)
         {
             const auto nbrs = owned_.neighbours(static_cast<std::size_t>(ownedLocal_.find(b)));
-            reply.push_back(b);
-            reply.push_back(static_cast<std::int64_t>(nbrs.size()));
+            reply.data.push_back(b);
+            reply.data.push_back(static_cast<std::int64_t>(nbrs.size()));
             for (const GlobalIndex n : nbrs)
             {
-                reply.push_back(n);
-                reply.push_back(ownedLocal_.contains(n) ? self_ : ghosts_.ownerOf(n));
+                reply.data.push_back(n);
+                reply.data.push_back(ownedLocal_.contains(n) ? self_ : ghosts_.ownerOf(n));
             }
         }
-        replies.push_back(std::move(reply));
     }
-    return replies;
+    std::map<int, std::vector<std::int64_t>> asks; // new ghosts by owner
+    answeredStep(
+        std::move(replies),
+        [&](const mpi::SparseMessage& reply) { return readAdjacency(reply, layer, asks); },
+        "HaloBuilder layer " + std::to_string(layer)
+    );
+    newRequests_.clear();
+    answeredStep(
+        toMessages(asks),
+        [&](const mpi::SparseMessage& message) { return registerRequests(message, layer); },
+        "HaloBuilder layer " + std::to_string(layer) + " requests"
+    );
 }
 
-/** @brief Starts one send of @p replies per requester (in the order of newRequests_). */
-void HaloBuild::sendAdjacency(
-    const std::vector<std::vector<std::int64_t>>& replies, std::vector<MPI_Request>& requests
-) const
-{
-    std::size_t r { 0 };
-    for (const auto& entry : newRequests_)
-    {
-        const std::vector<std::int64_t>& reply { replies[r++] };
-        MPI_Request request { MPI_REQUEST_NULL };
-        FIELDSYNC_MPI_AT(
-            MPI_Isend(
-                reply.data(),
-                static_cast<int>(reply.size()),
-                MPI_INT64_T,
-                entry.first,
-                layerTag_,
-                comm_,
-                &request
-            ),
-            where_
-        );
-        requests.push_back(request);
-    }
-}
-
-/** @brief Requester side: one reply from each owner of the last layer; returns the new ghosts
- * to ask for, by owner. */
-std::map<int, std::vector<std::int64_t>> HaloBuild::receiveAdjacency(int layer)
-{
-    std::vector<int> lastOwners;
-    for (const GlobalIndex b : lastLayer_)
-    {
-        lastOwners.push_back(ghosts_.ownerOf(b));
-    }
-    std::sort(lastOwners.begin(), lastOwners.end());
-    lastOwners.erase(std::unique(lastOwners.begin(), lastOwners.end()), lastOwners.end());
-    std::map<int, std::vector<std::int64_t>> asks;
-    lastLayer_.clear();
-    const mpi::WaitPolicy policy { mpi::WaitPolicy::fromEnvironment() };
-    for (const int q : lastOwners)
-    {
-        // a wait with the library's time-out, not MPI_Probe: a rank whose owner never answers
-        // says so instead of waiting in silence
-        MPI_Status status;
-        int arrived { 0 };
-        mpi::waitWithTimeout(
-            [&]
-            {
-                FIELDSYNC_MPI_AT(MPI_Iprobe(q, layerTag_, comm_, &arrived, &status), where_);
-                return arrived != 0;
-            },
-            [&]
-            {
-                return "the adjacency of halo layer " + std::to_string(layer - 1) +
-                       " from its owner, rank " + std::to_string(q);
-            },
-            policy,
-            "HaloBuilder layer",
-            "layer " + std::to_string(layer),
-            where_
-        );
-        int count { 0 };
-        FIELDSYNC_MPI_AT(MPI_Get_count(&status, MPI_INT64_T, &count), where_);
-        std::vector<std::int64_t> reply(static_cast<std::size_t>(count));
-        FIELDSYNC_MPI_AT(
-            MPI_Recv(reply.data(), count, MPI_INT64_T, q, layerTag_, comm_, MPI_STATUS_IGNORE),
-            where_
-        );
-        readAdjacencyReply(q, reply, layer, asks);
-    }
-    return asks;
-}
-
-/** @brief Reads owner @p q's reply: each neighbour not yet known becomes a ghost of @p layer. */
-void HaloBuild::readAdjacencyReply(
-    int q,
-    const std::vector<std::int64_t>& reply,
-    int layer,
-    std::map<int, std::vector<std::int64_t>>& asks
+/** @brief One answered exchange of @p questions, each answered with the number of bad entries
+ * @p answer finds in it (and names); the closing agreement says whether any rank found any. */
+void HaloBuild::answeredStep(
+    std::vector<mpi::SparseMessage> questions,
+    const std::function<std::int64_t(const mpi::SparseMessage&)>& answer,
+    const std::string& what
 )
 {
-    std::size_t k { 0 };
-    while (k + 1 < reply.size())
-    {
-        const auto degree = static_cast<std::size_t>(reply[k + 1]);
-        k += 2;
-        for (std::size_t e { 0 }; e < degree; ++e, k += 2)
+    const mpi::AnsweredExchange answered { mpi::answeredExchange(
+        comm_,
+        std::move(questions),
+        1,
+        [&](const mpi::SparseMessage& question, std::span<std::int64_t> bad)
+        { bad[0] = answer(question); },
+        [this](std::span<const std::int64_t> answers)
         {
-            const GlobalIndex n { reply[k] };
-            const int owner { static_cast<int>(reply[k + 1]) };
+            const bool bad {
+                !error_.empty() ||
+                std::any_of(answers.begin(), answers.end(), [](std::int64_t n) { return n != 0; })
+            };
+            return mpi::AgreementBid { bad ? 1U : 0U, 0, 0 };
+        },
+        mpi::WaitPolicy::fromEnvironment(),
+        what,
+        where_
+    ) };
+    if (answered.agreed[0] != 0)
+    {
+        raiseIfAnyFailed();
+    }
+}
+
+/** @brief Requester side: owner @p reply.rank's (id, degree, (neighbour, owner)...) of the cells
+ * of the last layer; each neighbour not yet known becomes a ghost of @p layer, asked of its owner
+ * in @p asks. Returns the number of bad owners named (each in the error). */
+std::int64_t HaloBuild::readAdjacency(
+    const mpi::SparseMessage& reply, int layer, std::map<int, std::vector<std::int64_t>>& asks
+)
+{
+    std::int64_t bad { 0 };
+    for (std::size_t k { 0 }; k + 1 < reply.data.size();)
+    {
+        const auto degree = static_cast<std::size_t>(reply.data[k + 1]);
+        k += 2;
+        for (std::size_t e { 0 }; e < degree && k + 1 < reply.data.size(); ++e, k += 2)
+        {
+            const GlobalIndex n { reply.data[k] };
+            const auto owner = static_cast<int>(reply.data[k + 1]);
             if (ownedLocal_.contains(n) || ghosts_.slotOf.contains(n))
             {
                 continue;
             }
-            if (owner == self_ || owner < 0)
+            if (owner == self_ || owner < 0 || owner >= nRanks_)
             {
+                ++bad;
                 fail(
-                    "HaloBuilder: rank " + std::to_string(q) + " names owner " +
+                    "HaloBuilder: rank " + std::to_string(reply.rank) + " names owner " +
                     std::to_string(owner) + " for " + cellText(n) +
                     ", which this rank does not own" + onRank_
                 );
@@ -856,36 +785,35 @@ void HaloBuild::readAdjacencyReply(
             }
             ghosts_.add(n, owner, layer);
             asks[owner].push_back(n);
-            lastLayer_.push_back(n);
         }
     }
+    return bad;
 }
 
-/** @brief The owners of the new layer learn who needs which of their cells. */
-void HaloBuild::registerLayerRequests(int layer, std::map<int, std::vector<std::int64_t>>& asks)
+/** @brief Owner side: rank @p message.rank needs these cells (its halo layer @p layer); returns
+ * the number of them not owned here (each in the error). */
+std::int64_t HaloBuild::registerRequests(const mpi::SparseMessage& message, int layer)
 {
-    newRequests_.clear();
-    for (const mpi::SparseMessage& message :
-         mpi::sparseExchange(comm_, layerTag_ + 1, toMessages(asks), "HaloBuilder layer", where_))
+    std::int64_t bad { 0 };
+    std::vector<GlobalIndex>& cells { newRequests_[message.rank] };
+    for (const std::int64_t b : message.data)
     {
-        auto& cells = newRequests_[message.rank];
-        for (const std::int64_t b : message.data)
+        if (!ownedLocal_.contains(b))
         {
-            if (!ownedLocal_.contains(b))
-            {
-                fail(
-                    "HaloBuilder: rank " + std::to_string(message.rank) + " asks for " +
-                    cellText(b) + " (halo layer " + std::to_string(layer) +
-                    "), which this rank does not own" + onRank_
-                );
-                continue;
-            }
-            cells.push_back(b);
+            ++bad;
+            fail(
+                "HaloBuilder: rank " + std::to_string(message.rank) + " asks for " + cellText(b) +
+                " (halo layer " + std::to_string(layer) + "), which this rank does not own" +
+                onRank_
+            );
+            continue;
         }
-        sortUnique(cells);
-        auto& all = sendCells_[message.rank];
-        all.insert(all.end(), cells.begin(), cells.end());
+        cells.push_back(b);
     }
+    sortUnique(cells);
+    auto& all = sendCells_[message.rank];
+    all.insert(all.end(), cells.begin(), cells.end());
+    return bad;
 }
 
 /** @brief Local numbering (owned cells, then ghosts by owner and global id) and both maps. */

@@ -6,6 +6,7 @@
 #include "fieldsync/partition/layoutFromGhosts.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/halo/detail/ghostListCheck.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
@@ -57,7 +58,6 @@ private:
             error_ = "layoutFromGhosts: " + message + " (rank " + std::to_string(self_) + ")";
         }
     }
-    [[nodiscard]] std::string entryText(std::size_t k) const;
     void checkOwnedIds();
     [[nodiscard]] std::int64_t idOf(int asker, std::int64_t index);
     [[nodiscard]] LocalIndex entryOfGhost(LocalIndex ghost) const;
@@ -80,12 +80,6 @@ private:
     std::vector<std::size_t> sendOffsets_ { 0 }; /**< their ranges in sendIndices_ */
     std::vector<LocalIndex> sendIndices_;        /**< the cells each asker needs, by id */
 };
-
-std::string GhostLayoutSetUp::entryText(std::size_t k) const
-{
-    return "ghost entry " + std::to_string(k) + " (local index " + std::to_string(ghostCells_[k]) +
-           ")";
-}
 
 /** @brief Owned ids: each >= 0, none twice. */
 void GhostLayoutSetUp::checkOwnedIds()
@@ -121,64 +115,29 @@ void GhostLayoutSetUp::checkOwnedIds()
     }
 }
 
-/** @brief What one rank can check of its ghost list: lengths, indices, owners' ranks. */
+/** @brief What one rank can check of its ghost list (GhostList's check, no ghost owned by this
+ * rank itself), then the ghosts sorted by index for the look-ups. */
 void GhostLayoutSetUp::checkGhosts()
 {
     checkOwnedIds();
+    const halo::detail::GhostListCheck check(
+        ownedIds_.size(),
+        ghostCells_,
+        ghostOwners_,
+        self_,
+        nRanks_,
+        false,
+        [this](const std::string& message) { fail(message); }
+    );
     if (ghostCells_.size() != ghostOwners_.size())
     {
-        fail(
-            std::to_string(ghostCells_.size()) + " ghost cells but " +
-            std::to_string(ghostOwners_.size()) + " owners (one owner per ghost cell)"
-        );
         return;
     }
-    const std::size_t nOwned { ownedIds_.size() };
     for (std::size_t k { 0 }; k < ghostCells_.size(); ++k)
     {
-        const LocalIndex ghost { ghostCells_[k] };
-        const halo::GhostOwner owner { ghostOwners_[k] };
-        if (ghost < 0 || static_cast<std::size_t>(ghost) < nOwned)
-        {
-            fail(
-                entryText(k) + ": the index is " +
-                (ghost < 0 ? std::string("negative")
-                           : "an owned cell (this rank owns 0.." + std::to_string(nOwned - 1) + ")")
-            );
-        }
-        else if (owner.rank < 0 || owner.rank >= nRanks_)
-        {
-            fail(
-                entryText(k) + ": owner rank " + std::to_string(owner.rank) +
-                " is out of range (ranks 0.." + std::to_string(nRanks_ - 1) + ")"
-            );
-        }
-        else if (owner.rank == self_)
-        {
-            fail(
-                entryText(k) + ": owned by this rank itself (owner index " +
-                std::to_string(owner.index) +
-                "); list a cell this rank owns by its owned index, not as a ghost"
-            );
-        }
-        else if (owner.index < 0)
-        {
-            fail(entryText(k) + ": owner index " + std::to_string(owner.index) + " is negative");
-        }
-        byGhost_.emplace_back(ghost, k);
+        byGhost_.emplace_back(ghostCells_[k], k);
     }
     std::sort(byGhost_.begin(), byGhost_.end());
-    for (std::size_t j { 1 }; j < byGhost_.size(); ++j)
-    {
-        if (byGhost_[j].first == byGhost_[j - 1].first)
-        {
-            fail(
-                "ghost cell " + std::to_string(byGhost_[j].first) + " is listed twice (entries " +
-                std::to_string(byGhost_[j - 1].second) + " and " +
-                std::to_string(byGhost_[j].second) + ")"
-            );
-        }
-    }
 }
 
 /** @brief The entry of ghost index @p ghost, or -1 when it is not a listed ghost. */

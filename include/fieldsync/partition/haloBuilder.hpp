@@ -25,9 +25,10 @@ namespace fieldsync::partition
  * ghosts a summary of the edges between them (their number and two hash sums), the owner
  * answers whether its own summary is the same, and one agreement closes the exchange and says
  * whether any rank found bad input; only then are the edges themselves exchanged, to name the
- * bad one. Layers beyond the first are found with NBX sparse exchanges (mpi::sparseExchange())
- * from the adjacency that the owners of the previous layer send back, with the owners of the
- * next layer. No rank holds anything sized by the communicator or by the global mesh.
+ * bad one. Each layer beyond the first is two more answered exchanges: the owners of the last
+ * layer send its cells' neighbours with their owners to the ranks that need them, and those
+ * ranks ask the owners of the new ghosts for them. No rank holds anything sized by the
+ * communicator or by the global mesh.
  *
  * An edge may be listed more than once (two faces between two cells), as many times both ways.
  * Bad input is a fieldsync::Error on every rank (the rank that sees it names the cell; the

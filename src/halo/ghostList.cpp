@@ -7,7 +7,7 @@
 #include "exchangeContext.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/halo/detail/ghostListCheck.hpp"
+#include "ghostListCheck.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The one check of a ghost list's entries: a pass without a branch per entry, and only when it
 // finds a bad one, the checks that name it.
-#include "fieldsync/halo/detail/ghostListCheck.hpp"
+#include "ghostListCheck.hpp"
 
 #include "ascending.hpp"
 

@@ -6,7 +6,7 @@
 #include "fieldsync/partition/layoutFromGhosts.hpp"
 
 #include "fieldsync/core/error.hpp"
-#include "fieldsync/halo/detail/ghostListCheck.hpp"
+#include "../halo/ghostListCheck.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Internal: the one check of a ghost list's entries, for halo::GhostList and
-// partition::layoutFromGhosts() (a layer below, so it reaches it here).
+// partition::layoutFromGhosts() (the layer above, which includes it from src/halo).
 #pragma once
 
 #include "fieldsync/core/localIndex.hpp"

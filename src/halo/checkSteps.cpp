@@ -93,7 +93,7 @@ void CommunicatorState::checkedSends(
     putText(mine.typeName, type);
     check.seal(buffer.sendHalf(), pattern_.sendHashes(exchange.reverse));
     buffer.startSends(where);
-    check.post(buffer.receiveHalf(), env_.comm(), tags_.check(), where);
+    check.post(buffer.receiveHalf(), env_.comm(), table_.tags().check(), where);
 }
 
 bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_location& where)
@@ -102,7 +102,7 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
     DuplexBuffer& buffer = pool_[exchange.buffer];
     if (!check.compared)
     {
-        if (!check.headersDone(mailbox_, env_.comm(), tags_.check(), where))
+        if (!check.headersDone(mailbox_, env_.comm(), table_.tags().check(), where))
         {
             return false; // headers first: they are compared before any data wait
         }
@@ -171,7 +171,7 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
     }
     catch (const Error&)
     {
-        if (noticed_) // a peer left the exchange: settled, raised as such
+        if (notices_.raised()) // a peer left the exchange: settled, raised as such
         {
             throw;
         }
@@ -218,7 +218,7 @@ void CommunicatorState::failCheck(
     const std::span<const char> cancel = check.drainOthers(env_.comm(), name);
     const bool settled = settle(exchange, cancel, check.finishHeaders(name), where);
     const Error raised(error, where);
-    if (!noticed_) // a peer's notice found this mismatch: the peers know already
+    if (!notices_.raised()) // a peer's notice found this mismatch: the peers know already
     {
         notifyPeers(exchange, raised.what(), false, settled); // drained: nothing stale is left
     }

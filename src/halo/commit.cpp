@@ -265,8 +265,9 @@ CommunicatorState::checkPattern(const CommitOptions& options, const std::source_
     {
         outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
     }
-    const auto incoming =
-        mpi::sparseExchange(env_.comm(), tags_.commit(), outgoing, "Communicator commit", where);
+    const auto incoming = mpi::sparseExchange(
+        env_.comm(), table_.tags().commit(), outgoing, "Communicator commit", where
+    );
     std::map<int, PeerRecord> theirs;
     for (const auto& message : incoming)
     {
@@ -308,7 +309,7 @@ void CommunicatorState::timeBackEnds(const std::source_location& where)
                 std::swap(setUp_, setUps[b]);
                 const auto t0 = Clock::now();
                 start(fields, keys[b], false, ReverseOp::Replace);
-                finish(fields, byKey(keys[b], false), where);
+                finish(fields, table_.byKey(keys[b], false), where);
                 std::swap(setUp_, setUps[b]);
                 if (round >= 2)
                 {
@@ -329,8 +330,7 @@ void CommunicatorState::timeBackEnds(const std::source_location& where)
         medians[b] = seconds[b][5];
     }
     mpi::allReduce(std::span<double>(medians), mpi::ReduceOp::Max, env_.comm());
-    exchanges_.clear(); // the probes leave no key and no buffer behind (nothing in flight)
-    last_ = nullptr;
+    table_.clear();        // the probes leave no key and no buffer behind (nothing in flight)
     pool_ = BufferPool {}; // frees the persistent probe's requests with its transports
     // The registry's first (point-to-point) stays unless another back end is faster by more than
     // the probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16

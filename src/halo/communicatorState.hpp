@@ -8,72 +8,20 @@
 #include "exchange.hpp"
 #include "exchangeContext.hpp"
 #include "exchangeOptions.hpp"
+#include "exchangeTable.hpp"
 #include "noticeBox.hpp"
 #include "pattern.hpp"
+#include "profilingRegion.hpp"
 
 #include "fieldsync/core/clock.hpp"
 #include "fieldsync/halo/communicator.hpp"
 
-#include <deque>
 #include <memory>
 #include <span>
 #include <optional>
 
 namespace fieldsync::halo
 {
-
-/**
- * @brief Collective (commit.cpp): the checks of a Communicator made from maps and the agreement
- * on its context in one answered exchange on the private duplicate (mpi::answeredExchange): each
- * rank sends each peer its record of their pattern (counts and hashes of the global ids), the
- * peer answers with its own and compares the two, and the closing agreement carries whether any
- * rank found a disagreement, with the context's identifier and tag window. Bad input is an
- * Error on every rank with the texts CommunicatorState::commit writes. Returns the granted
- * context; the pattern then needs no check at commit.
- */
-[[nodiscard]] ExchangeContext checkAndAgree(
-    const mpi::MPIEnvironment& env,
-    const RankSimplexCommMap& sendMap,
-    const RankSimplexCommMap& receiveMap,
-    const CommitOptions& options,
-    const std::source_location& where
-);
-
-/**
- * @brief A Kokkos profiling region (Kokkos Tools, Nsight) for the lifetime of the object, when
- * @p on: pushed at construction, popped at destruction (also when an Error leaves the step).
- */
-class ProfilingRegion
-{
-public:
-    ProfilingRegion(bool on, const char* name) : on_(on)
-    {
-        if (on_)
-        {
-            push(name);
-        }
-    }
-    ~ProfilingRegion()
-    {
-        if (on_)
-        {
-            pop();
-        }
-    }
-    ProfilingRegion(const ProfilingRegion&) = delete;
-    ProfilingRegion& operator=(const ProfilingRegion&) = delete;
-    ProfilingRegion(ProfilingRegion&&) = delete;
-    ProfilingRegion& operator=(ProfilingRegion&&) = delete;
-
-    /** @brief Whether a Kokkos tool is loaded (regions are worth naming). */
-    static bool toolLoaded() noexcept;
-
-private:
-    static void push(const char* name);
-    static void pop() noexcept;
-
-    bool on_; /**< a region was pushed */
-};
 
 /**
  * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
@@ -149,14 +97,6 @@ public:
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     /** @brief The steps of start (start() adds the notice to the peers after an Error). */
     void startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
-    /** @brief The MPI tag of @p key's exchanges of that direction (a reverse one is salted). */
-    [[nodiscard]] int tagOf(const CommKey& key, bool reverse) const noexcept
-    {
-        constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
-        return tags_.exchange(reverse ? key.hash() ^ reverseSalt : key.hash());
-    }
-    /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
-    Exchange& begin(const CommKey& key, bool reverse);
     /**
      * @brief Reads each field's shape once into @p shapes and checks it against the maps and
      * the op; returns values per cell.
@@ -222,8 +162,6 @@ public:
     );
 
     // --- no rank left hanging (noticeSteps.cpp) ---
-    /** @brief At construction: accepts the identifier's headers. */
-    void setUpNotices();
     /**
      * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
      * peers (never throws). Not for an Error that a peer's notice raised. @p inStart: the
@@ -236,41 +174,23 @@ public:
         const Exchange& exchange, const char* error, bool inStart, bool settled = false
     ) noexcept;
     /**
-     * @brief Whether @p exchange may still wait for something that involves @p rank: a message
-     * with it in either direction, or (check mode) its header.
-     */
-    [[nodiscard]] bool awaits(Exchange& exchange, int rank) noexcept;
-    /**
      * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
      * it left this start of the exchange with an Error (one that failed at its finalise after
      * settling its messages leaves this exchange alone: its data comes, ours was taken).
      */
     void listen(Exchange& exchange, const std::source_location& where);
     /**
-     * @brief isComplete's listener: every listenEvery-th test of @p exchange that finds it
-     * incomplete calls listen (one MPI_Iprobe of the notice tag when no notice is queued), so
-     * a peer that only polls is released too; a complete exchange pays one increment.
+     * @brief isComplete's listener: every NoticeBox::listenEvery-th test of @p exchange that finds
+     * it incomplete calls listen (one MPI_Iprobe of the notice tag when no notice is queued), so a
+     * peer that only polls is released too; a complete exchange pays one increment.
      */
     void listenWhilePolling(Exchange& exchange, const std::source_location& where)
     {
-        if (++exchange.polls % listenEvery == 0)
+        if (NoticeBox::due(exchange))
         {
             listen(exchange, where);
         }
     }
-    /**
-     * @brief Records that @p exchange's start failed (@p error; on this rank, or on a peer whose
-     * notice released this rank), so that a later start of it, or of another key with its MPI tag,
-     * on this Communicator is refused (refuseFailed): the peers' messages of the failed start may
-     * still arrive on that tag. Never throws.
-     */
-    void markFailed(const Exchange& exchange, std::string_view error) noexcept;
-    /**
-     * @brief Throws when @p exchange may not start because a start of its MPI tag failed on
-     * this Communicator. Only called when failures_ is not empty.
-     */
-    void refuseFailed(const Exchange& exchange, const std::source_location& where) const;
-
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
     void finish(const Fields& fields, Exchange& exchange, const std::source_location& where);
@@ -292,8 +212,7 @@ public:
         {
             exchange.keeper->drop(); // MPI is done with the fields
         }
-        inFlight_ -= exchange.inFlight ? 1 : 0;
-        exchange.inFlight = false;
+        table_.setDone(exchange);
     }
 
     // --- test and wait (communicator.cpp) ---
@@ -319,23 +238,6 @@ public:
     /** @brief After an Error from a test or wait: releases a failed exchange. */
     void releaseAfterFailure(Exchange& exchange, const std::source_location& where);
 
-    // --- lookups (communicator.cpp) ---
-    /** @brief The exchange of @p key in flight: the key started last without a search. */
-    Exchange& byKey(const CommKey& key, bool reverse)
-    {
-        if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
-        {
-            return *last_;
-        }
-        return searchKey(key, reverse);
-    }
-    /** @brief byKey's search of every exchange (an Error when none is in flight). */
-    Exchange& searchKey(const CommKey& key, bool reverse);
-    /** @brief The one exchange in flight holding the field at @p data. */
-    Exchange&
-    byField(const void* data, const std::source_location& where, std::optional<bool> reverse);
-    /** @brief The keys in flight, for messages. */
-    std::string describeInFlight() const;
     /** @brief The wait policy in force. */
     const mpi::WaitPolicy& policy() const noexcept { return options_.policy; }
     /** @brief A telemetry stamp (0 when timing is off). */
@@ -354,12 +256,9 @@ public:
     }
 
     mpi::MPIEnvironment env_;            /**< the communicator (shared, or its own) */
-    TagWindow tags_;                     /**< the tags this Communicator uses on env_ */
     std::shared_ptr<const void> shared_; /**< keeps a shared env_ (null: env_ is its own) */
     Pattern pattern_;                    /**< the maps (const once committed) */
-    std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
-    Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
-    std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
+    ExchangeTable table_;                /**< the keys, their tags, in flight and failed */
     const BackEndEntry* backEnd_ { backEnds().front() }; /**< in use (the first until commit) */
     std::unique_ptr<BackEndSetUp> setUp_; /**< its state (null: none), outlives the buffers */
     BufferPool pool_;                     /**< the buffers (destroyed first: cancels) */
@@ -368,18 +267,7 @@ public:
     bool check_ { false };                /**< check mode (CommitOptions::check) */
     CheckMailbox mailbox_;                /**< check mode: headers no exchange took yet */
     std::uint64_t id_ { 0 };              /**< this Communicator, the same on every rank */
-    NoticeBox notices_;                   /**< notices sent and received */
-    bool noticed_ { false };              /**< the Error in flight came from a notice */
-    /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
-    struct Failure
-    {
-        int tag { 0 };          /**< the MPI tag the peers' stale messages may still arrive on */
-        bool reverse { false }; /**< a reverse exchange */
-        std::string key;        /**< the key's name */
-        std::string error;      /**< what ended it (its Error's text, or the peer's notice) */
-    };
-    std::vector<Failure> failures_; /**< failed starts, one per tag (empty in a correct run) */
-    static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete probes notices every N */
+    NoticeBox notices_;                   /**< no rank left hanging: the peers' notices */
 };
 
 } // namespace fieldsync::halo

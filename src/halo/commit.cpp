@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Declare, then commit (seed 001): the steps of Communicator::commit, in the order they run:
-// checkOwnership, checkPattern, raise on every rank, choose the back end (backEnds.hpp) and set
+// ownershipError, checkPattern, raise on every rank, choose the back end (backEnds.hpp) and set
 // it up, or time each one (BackEnd::Auto).
 #include "communicatorState.hpp"
 
@@ -212,6 +212,33 @@ std::string globalIdsError(
     return "Communicator::commit: globalIds has " + std::to_string(options.globalIds.size()) +
            " entries, but the maps index cell " + std::to_string(highest);
 }
+
+/** @brief Collective (sparse exchange on @p tag): counts, neighbours and order agree in pairs. */
+std::string checkPattern(
+    const Pattern& pattern,
+    const mpi::MPIEnvironment& env,
+    int tag,
+    const CommitOptions& options,
+    const std::source_location& where
+)
+{
+    const int me = env.rank();
+    const auto mine = recordsOf(pattern.sendMap(), pattern.receiveMap(), options.globalIds, me);
+    std::vector<mpi::SparseMessage> outgoing;
+    for (const auto& [peer, r] : mine)
+    {
+        outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
+    }
+    const auto incoming =
+        mpi::sparseExchange(env.comm(), tag, outgoing, "Communicator commit", where);
+    std::map<int, PeerRecord> theirs;
+    for (const auto& message : incoming)
+    {
+        const auto& d = message.data;
+        theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
+    }
+    return patternErrors(me, mine, theirs);
+}
 } // namespace
 
 void CommunicatorState::commit(
@@ -225,10 +252,11 @@ void CommunicatorState::commit(
     FIELDSYNC_CHECK_AT(idsError.empty(), idsError, where);
     if (!checked)
     {
-        std::string error = checkOwnership(options);
+        std::string error =
+            ownershipError(pattern_.sendMap(), pattern_.receiveMap(), options, env_.rank());
         if (options.checkPattern)
         {
-            error += checkPattern(options, where);
+            error += checkPattern(pattern_, env_, table_.tags().commit(), options, where);
         }
         if (!error.empty())
         {
@@ -248,33 +276,6 @@ void CommunicatorState::commit(
     {
         timeBackEnds(where);
     }
-}
-
-std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
-{
-    return ownershipError(pattern_.sendMap(), pattern_.receiveMap(), options, env_.rank());
-}
-
-std::string
-CommunicatorState::checkPattern(const CommitOptions& options, const std::source_location& where)
-{
-    const int me = env_.rank();
-    const auto mine = recordsOf(pattern_.sendMap(), pattern_.receiveMap(), options.globalIds, me);
-    std::vector<mpi::SparseMessage> outgoing;
-    for (const auto& [peer, r] : mine)
-    {
-        outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
-    }
-    const auto incoming = mpi::sparseExchange(
-        env_.comm(), table_.tags().commit(), outgoing, "Communicator commit", where
-    );
-    std::map<int, PeerRecord> theirs;
-    for (const auto& message : incoming)
-    {
-        const auto& d = message.data;
-        theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
-    }
-    return patternErrors(me, mine, theirs);
 }
 
 void CommunicatorState::timeBackEnds(const std::source_location& where)

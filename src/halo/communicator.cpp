@@ -67,20 +67,14 @@ CommunicatorState::CommunicatorState(
                                                      : mpi::WaitPolicy::fromEnvironment(),
                                        .tsc = telemetryClock().tsc,
                                        .profiling = ProfilingRegion::toolLoaded() },
-      id_(context.id), notices_(env_.comm(), context.tags.notice(), context.id, env_.rank())
+      // the identifier was agreed with the context (exchangeContext.cpp): the same on every
+      // rank, unique within each process for its whole lifetime, so a stale notice or check
+      // header is recognised
+      notices_(env_.comm(), context.tags.notice(), context.id, env_.rank())
 {
-    // id_ was agreed with the context (exchangeContext.cpp): the same on every rank, and unique
-    // within each process for its whole lifetime, so a stale notice or header is recognised
-    mailbox_.accept(id_);
 }
 
 CommunicatorState::~CommunicatorState()
-{
-    drainOwnTags();
-    table_.reportInFlight();
-}
-
-void CommunicatorState::drainOwnTags() noexcept
 {
     // what was sent to this Communicator and never received (a peer's message to a rank that
     // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
@@ -97,16 +91,19 @@ void CommunicatorState::drainOwnTags() noexcept
         {
             NoticeBox::drain(env_.comm(), exchange.tag);
         }
-        return;
     }
-    NoticeBox::drain(env_.comm());
-    // a notice sent, a start that failed, or an exchange still in flight: messages of its
-    // peers may still come after the drain, so its context must not be reused (on a later
-    // communicator, Open MPI takes such a message out of sequence and then loses later ones)
-    if (notices_.sentAny() || table_.anyFailed() || table_.anyInFlight())
+    else
     {
-        keepCommunicator(env_);
+        NoticeBox::drain(env_.comm());
+        // a notice sent, a start that failed, or an exchange still in flight: messages of its
+        // peers may still come after the drain, so its context must not be reused (on a later
+        // communicator, Open MPI takes such a message out of sequence and then loses later ones)
+        if (notices_.sentAny() || table_.anyFailed() || table_.anyInFlight())
+        {
+            keepCommunicator(env_);
+        }
     }
+    table_.reportInFlight();
 }
 
 bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location& where)
@@ -114,8 +111,8 @@ bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location&
     notices_.setRaised(false);
     try
     {
-        const bool done =
-            check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
+        const bool done = check_ != nullptr ? check_->test(exchange, where)
+                                            : pool_[exchange.buffer].isComplete(where);
         if (!done)
         {
             listenWhilePolling(exchange, where);
@@ -175,9 +172,9 @@ std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_locat
     notices_.setRaised(false);
     try
     {
-        if (check_)
+        if (check_ != nullptr)
         {
-            checkedWait(exchange, where);
+            check_->wait(exchange, where);
         }
         else if (DuplexBuffer& buffer = pool_[exchange.buffer]; !buffer.isComplete(where))
         {
@@ -383,7 +380,7 @@ void Communicator::checkBlock(
     const std::source_location& where
 ) const
 {
-    const std::optional<BlockShape>& shape { state(where).blockShape() };
+    const std::optional<BlockShape>& shape { state(where).pattern_.blockShape() };
     if (!shape)
     {
         return; // maps of another origin: a rank-3 view is its span, as documented

@@ -126,9 +126,9 @@ void CommunicatorState::startSteps(
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
         packTicks = packSends(exchange, buffer, fields, stride);
-        if (check_)
+        if (check_ != nullptr)
         {
-            checkedSends(exchange, buffer, fields, stride, key.where());
+            check_->postSends(exchange, buffer, fields, stride, key.where());
         }
         else
         {
@@ -216,7 +216,10 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
             pattern_.maxCells() * stride * fields.valueSize() >= options_.persistentFrom
         );
         buffer.setStaging(fields.space().useStaging(options_.staging));
-        installBackEnd(exchange, buffer); // after the staging: where the messages lie
+        if (setUp_ != nullptr) // after the staging (where the messages lie); none: point-to-point
+        {
+            setUp_->install(exchange, buffer, exchange.buffer);
+        }
         buffer.setWaitPolicy(policy());
         buffer.initComm(
             exchange.key.name(),
@@ -353,9 +356,9 @@ void CommunicatorState::finish(
     checkSameFields(exchange, fields, where);
     DuplexBuffer& buffer = pool_[exchange.buffer];
     auto unpackStart = wait(exchange, where); // the wait's last stamp
-    if (check_)
+    if (check_ != nullptr)
     {
-        checkInPlace(exchange, where);
+        check_->checkInPlace(exchange, where);
         unpackStart = stamp();
     }
     bool unpacked { false };

@@ -16,8 +16,8 @@ namespace fieldsync::halo
 {
 
 /**
- * @brief Every key a Communicator has started (an Exchange each, at a stable address), the
- * tags of its window, the exchanges in flight and the starts that failed (their tag is spent).
+ * @brief A Communicator's keys (an Exchange each, at a stable address), the tags of its window,
+ * the exchanges in flight and the starts that failed (their tag is spent).
  */
 class ExchangeTable
 {
@@ -25,7 +25,7 @@ public:
     /** @brief An empty table over the tags of @p tags. */
     explicit ExchangeTable(mpi::detail::TagWindow tags) : tags_(tags) {}
 
-    /** @brief The Communicator's tags (exchanges, notices, check headers, commit). */
+    /** @brief The Communicator's tags. */
     [[nodiscard]] const mpi::detail::TagWindow& tags() const noexcept { return tags_; }
 
     /** @brief The MPI tag of @p key's exchanges of that direction (a reverse one is salted). */
@@ -35,10 +35,7 @@ public:
         return tags_.exchange(reverse ? key.hash() ^ reverseSalt : key.hash());
     }
 
-    /**
-     * @brief Finds or creates the exchange of @p key (the key begun last first, no scan), counts
-     * the attempt; throws when it is in flight, its tag failed or is in flight under another key.
-     */
+    /** @brief Finds or creates @p key's exchange, counts the attempt; throws if its tag is busy. */
     Exchange& begin(const CommKey& key, bool reverse);
 
     /** @brief The exchange of @p key in flight: the key begun last without a search. */
@@ -66,22 +63,12 @@ public:
     }
 
     /** @brief Puts @p exchange in flight. */
-    void setInFlight(Exchange& exchange) noexcept
-    {
-        inFlight_ += exchange.inFlight ? 0 : 1;
-        exchange.inFlight = true;
-    }
-
+    void setInFlight(Exchange& exchange) noexcept { set(exchange, true); }
     /** @brief @p exchange is no longer in flight. */
-    void setDone(Exchange& exchange) noexcept
-    {
-        inFlight_ -= exchange.inFlight ? 1 : 0;
-        exchange.inFlight = false;
-    }
+    void setDone(Exchange& exchange) noexcept { set(exchange, false); }
 
     /** @brief Whether any exchange is in flight. */
     [[nodiscard]] bool anyInFlight() const noexcept { return inFlight_ > 0; }
-
     /** @brief Every exchange, in the order their keys were first begun. */
     [[nodiscard]] std::deque<Exchange>& all() noexcept { return exchanges_; }
     /** @copydoc all */
@@ -97,21 +84,24 @@ public:
 
     /** @brief The keys in flight, for messages (" none" when none). */
     [[nodiscard]] std::string describeInFlight() const;
-
     /** @brief Logs each exchange in flight (a Communicator destroyed; check mode: an Error). */
     void reportInFlight() const noexcept;
 
     /**
-     * @brief Records that a start of @p exchange failed with @p error (on this rank or on a
-     * peer), so a later start with its MPI tag is refused: the peers' messages of the failed
-     * start may still arrive on that tag. Once per tag; never throws.
+     * @brief Records that a start of @p exchange failed with @p error (here or on a peer): a
+     * later start of its MPI tag is refused, as the peers' stale messages may still arrive.
      */
     void markFailed(const Exchange& exchange, std::string_view error) noexcept;
-
     /** @brief Whether a start failed (late messages may still come). */
     [[nodiscard]] bool anyFailed() const noexcept { return !failures_.empty(); }
 
 private:
+    /** @brief Puts @p exchange in flight or not, counting. */
+    void set(Exchange& exchange, bool inFlight) noexcept
+    {
+        inFlight_ = inFlight_ + (inFlight ? 1 : 0) - (exchange.inFlight ? 1 : 0);
+        exchange.inFlight = inFlight;
+    }
     /** @brief Throws when a start of @p exchange's MPI tag failed here. */
     void refuseFailed(const Exchange& exchange, const std::source_location& where) const;
 

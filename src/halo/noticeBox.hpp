@@ -108,6 +108,9 @@ public:
         return ++exchange.polls % listenEvery == 0;
     }
 
+    /** @brief The Communicator's identifier (the same on every rank). */
+    [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
     /** @brief Whether the Error in flight came from a notice (settled; not passed on). */
     [[nodiscard]] bool raised() const noexcept { return raised_; }
     /** @brief Sets (a notice ends the exchange) or clears (a test or wait begins) raised(). */

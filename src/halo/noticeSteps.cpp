@@ -66,11 +66,10 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
         );
     }
     ExchangeCheck* check = exchange.check.get();
-    const std::string other =
-        check != nullptr && !check->compared ? check->otherKeys(mailbox_, env_.rank()) : "";
+    const std::string other = check_ != nullptr ? check_->otherKeys(exchange) : std::string();
     if (!other.empty()) // check mode names this rank's own mismatch (a peer started another key)
     {
-        failCheck(exchange, "halo check mode found a mismatch:" + other, where);
+        check_->fail(exchange, "halo check mode found a mismatch:" + other, where);
     }
     // its messages will not come: this rank's receives from it are cancelled (in check mode
     // also those a header shows will not match), the rest complete under the time-out

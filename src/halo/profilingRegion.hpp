@@ -14,18 +14,20 @@ namespace fieldsync::halo
 class ProfilingRegion
 {
 public:
+    /** @brief Pushes region @p name when @p on. */
     ProfilingRegion(bool on, const char* name) : on_(on)
     {
         if (on_)
         {
-            push(name);
+            Kokkos::Profiling::pushRegion(name);
         }
     }
+    /** @brief Pops it. */
     ~ProfilingRegion()
     {
         if (on_)
         {
-            pop();
+            Kokkos::Profiling::popRegion();
         }
     }
     ProfilingRegion(const ProfilingRegion&) = delete;
@@ -37,11 +39,6 @@ public:
     static bool toolLoaded() noexcept { return Kokkos::Profiling::profileLibraryLoaded(); }
 
 private:
-    /** @brief Pushes the region @p name. */
-    static void push(const char* name) { Kokkos::Profiling::pushRegion(name); }
-    /** @brief Pops the region pushed last. */
-    static void pop() noexcept { Kokkos::Profiling::popRegion(); }
-
     bool on_; /**< a region was pushed */
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Declare, then commit (seed 001): the steps of Communicator::commit, in the order they run:
-// checkOwnership, checkPattern, raise on every rank, choose the back end (backEnds.hpp) and set
+// ownershipError, checkPattern, raise on every rank, choose the back end (backEnds.hpp) and set
 // it up, or time each one (BackEnd::Auto).
 #include "communicatorState.hpp"
 
@@ -212,6 +212,33 @@ std::string globalIdsError(
     return "Communicator::commit: globalIds has " + std::to_string(options.globalIds.size()) +
            " entries, but the maps index cell " + std::to_string(highest);
 }
+
+/** @brief Collective (sparse exchange on @p tag): counts, neighbours and order agree in pairs. */
+std::string checkPattern(
+    const Pattern& pattern,
+    const mpi::MPIEnvironment& env,
+    int tag,
+    const CommitOptions& options,
+    const std::source_location& where
+)
+{
+    const int me = env.rank();
+    const auto mine = recordsOf(pattern.sendMap(), pattern.receiveMap(), options.globalIds, me);
+    std::vector<mpi::SparseMessage> outgoing;
+    for (const auto& [peer, r] : mine)
+    {
+        outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
+    }
+    const auto incoming =
+        mpi::sparseExchange(env.comm(), tag, outgoing, "Communicator commit", where);
+    std::map<int, PeerRecord> theirs;
+    for (const auto& message : incoming)
+    {
+        const auto& d = message.data;
+        theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
+    }
+    return patternErrors(me, mine, theirs);
+}
 } // namespace
 
 void CommunicatorState::commit(
@@ -225,10 +252,11 @@ void CommunicatorState::commit(
     FIELDSYNC_CHECK_AT(idsError.empty(), idsError, where);
     if (!checked)
     {
-        std::string error = checkOwnership(options);
+        std::string error =
+            ownershipError(pattern_.sendMap(), pattern_.receiveMap(), options, env_.rank());
         if (options.checkPattern)
         {
-            error += checkPattern(options, where);
+            error += checkPattern(pattern_, env_, table_.tags().commit(), options, where);
         }
         if (!error.empty())
         {
@@ -248,32 +276,6 @@ void CommunicatorState::commit(
     {
         timeBackEnds(where);
     }
-}
-
-std::string CommunicatorState::checkOwnership(const CommitOptions& options) const
-{
-    return ownershipError(pattern_.sendMap(), pattern_.receiveMap(), options, env_.rank());
-}
-
-std::string
-CommunicatorState::checkPattern(const CommitOptions& options, const std::source_location& where)
-{
-    const int me = env_.rank();
-    const auto mine = recordsOf(pattern_.sendMap(), pattern_.receiveMap(), options.globalIds, me);
-    std::vector<mpi::SparseMessage> outgoing;
-    for (const auto& [peer, r] : mine)
-    {
-        outgoing.push_back({ peer, { r.sends, r.receives, r.sendHash, r.receiveHash } });
-    }
-    const auto incoming =
-        mpi::sparseExchange(env_.comm(), tags_.commit(), outgoing, "Communicator commit", where);
-    std::map<int, PeerRecord> theirs;
-    for (const auto& message : incoming)
-    {
-        const auto& d = message.data;
-        theirs[message.rank] = PeerRecord { d.at(0), d.at(1), d.at(2), d.at(3) };
-    }
-    return patternErrors(me, mine, theirs);
 }
 
 void CommunicatorState::timeBackEnds(const std::source_location& where)
@@ -308,7 +310,7 @@ void CommunicatorState::timeBackEnds(const std::source_location& where)
                 std::swap(setUp_, setUps[b]);
                 const auto t0 = Clock::now();
                 start(fields, keys[b], false, ReverseOp::Replace);
-                finish(fields, byKey(keys[b], false), where);
+                finish(fields, table_.byKey(keys[b], false), where);
                 std::swap(setUp_, setUps[b]);
                 if (round >= 2)
                 {
@@ -329,8 +331,7 @@ void CommunicatorState::timeBackEnds(const std::source_location& where)
         medians[b] = seconds[b][5];
     }
     mpi::allReduce(std::span<double>(medians), mpi::ReduceOp::Max, env_.comm());
-    exchanges_.clear(); // the probes leave no key and no buffer behind (nothing in flight)
-    last_ = nullptr;
+    table_.clear();        // the probes leave no key and no buffer behind (nothing in flight)
     pool_ = BufferPool {}; // frees the persistent probe's requests with its transports
     // The registry's first (point-to-point) stays unless another back end is faster by more than
     // the probe's margin: the probe is short and taken before the run's warm-up, and on 2 to 16

@@ -44,21 +44,6 @@ void keepCommunicator(const mpi::MPIEnvironment& env) noexcept
 }
 } // namespace
 
-bool ProfilingRegion::toolLoaded() noexcept
-{
-    return Kokkos::Profiling::profileLibraryLoaded();
-}
-
-void ProfilingRegion::push(const char* name)
-{
-    Kokkos::Profiling::pushRegion(name);
-}
-
-void ProfilingRegion::pop() noexcept
-{
-    Kokkos::Profiling::popRegion();
-}
-
 CommunicatorState::CommunicatorState(
     ExchangeContext context,
     RankSimplexCommMap sendMap,
@@ -66,7 +51,7 @@ CommunicatorState::CommunicatorState(
     const std::source_location& where,
     bool checked
 )
-    : env_(std::move(context.env)), tags_(context.tags), shared_(std::move(context.keeper)),
+    : env_(std::move(context.env)), shared_(std::move(context.keeper)),
       // a Communicator works on Kokkos views: Kokkos runs from here on (the program's fields are
       // often made right after it, before any exchange allocates), also when the maps are bad
       pattern_(
@@ -77,40 +62,19 @@ CommunicatorState::CommunicatorState(
           where,
           checked
       ),
-      options_ { .policy = context.policy ? *context.policy : mpi::WaitPolicy::fromEnvironment(),
-                 .tsc = telemetryClock().tsc,
-                 .profiling = ProfilingRegion::toolLoaded() },
-      id_(context.id)
+      table_(context.tags), options_ { .policy = context.policy
+                                                     ? *context.policy
+                                                     : mpi::WaitPolicy::fromEnvironment(),
+                                       .tsc = telemetryClock().tsc,
+                                       .profiling = ProfilingRegion::toolLoaded() },
+      // the identifier was agreed with the context (exchangeContext.cpp): the same on every
+      // rank, unique within each process for its whole lifetime, so a stale notice or check
+      // header is recognised
+      notices_(env_.comm(), context.tags.notice(), context.id, env_.rank())
 {
-    setUpNotices();
 }
 
 CommunicatorState::~CommunicatorState()
-{
-    drainOwnTags();
-    for (const auto& exchange : exchanges_)
-    {
-        if (exchange.inFlight)
-        {
-            logger().error(
-                "Communicator destroyed with exchange '{}' (started at {}) still in flight; its "
-                "messages are cancelled and completed before its buffers are freed",
-                exchange.key.name(),
-                toString(exchange.where)
-            );
-            if (checkMode()) // a destructor cannot throw: the next collective raises it
-            {
-                deferError(std::string("Communicator destroyed with exchange '")
-                               .append(exchange.key.name())
-                               .append("' (started at ")
-                               .append(toString(exchange.where))
-                               .append(") still in flight"));
-            }
-        }
-    }
-}
-
-void CommunicatorState::drainOwnTags() noexcept
 {
     // what was sent to this Communicator and never received (a peer's message to a rank that
     // left the exchange with an Error, a notice) must not reach one that reuses its MPI context
@@ -118,104 +82,37 @@ void CommunicatorState::drainOwnTags() noexcept
     {
         // other Communicators' messages travel on the same communicator: only this one's tags
         // (its window is never handed out again, so a later message on it meets nothing)
-        for (const int tag : { tags_.notice(), tags_.check(), tags_.commit() })
+        const TagWindow& tags = table_.tags();
+        for (const int tag : { tags.notice(), tags.check(), tags.commit() })
         {
             NoticeBox::drain(env_.comm(), tag);
         }
-        for (const Exchange& exchange : exchanges_)
+        for (const Exchange& exchange : table_.all())
         {
             NoticeBox::drain(env_.comm(), exchange.tag);
         }
-        return;
     }
-    NoticeBox::drain(env_.comm());
-    // a notice sent, a start that failed, or an exchange still in flight: messages of its
-    // peers may still come after the drain, so its context must not be reused (on a later
-    // communicator, Open MPI takes such a message out of sequence and then loses later ones)
-    const bool lateMessages =
-        notices_.sentAny() || !failures_.empty() ||
-        std::any_of(
-            exchanges_.begin(), exchanges_.end(), [](const Exchange& e) { return e.inFlight; }
-        );
-    if (lateMessages)
+    else
     {
-        keepCommunicator(env_);
-    }
-}
-
-std::string CommunicatorState::describeInFlight() const
-{
-    std::string text;
-    for (const auto& exchange : exchanges_)
-    {
-        if (exchange.inFlight)
+        NoticeBox::drain(env_.comm());
+        // a notice sent, a start that failed, or an exchange still in flight: messages of its
+        // peers may still come after the drain, so its context must not be reused (on a later
+        // communicator, Open MPI takes such a message out of sequence and then loses later ones)
+        if (notices_.sentAny() || table_.anyFailed() || table_.anyInFlight())
         {
-            text += "\n  '" + exchange.key.name() + "'" + (exchange.reverse ? " (reverse)" : "") +
-                    " started at " + toString(exchange.where) + ", tag " +
-                    std::to_string(exchange.tag);
+            keepCommunicator(env_);
         }
     }
-    return text.empty() ? std::string(" none") : text;
-}
-
-Exchange& CommunicatorState::searchKey(const CommKey& key, bool reverse)
-{
-    for (auto& exchange : exchanges_)
-    {
-        if (exchange.inFlight && exchange.reverse == reverse && exchange.key == key)
-        {
-            return exchange;
-        }
-    }
-    throw Error(
-        std::string("Communicator: no ") + (reverse ? "reverse " : "") + "exchange '" + key.name() +
-            "' is in flight. In flight:" + describeInFlight(),
-        key.where()
-    );
-}
-
-Exchange& CommunicatorState::byField(
-    const void* data, const std::source_location& where, std::optional<bool> reverse
-)
-{
-    Exchange* found { nullptr };
-    for (auto& exchange : exchanges_)
-    {
-        if (!exchange.inFlight || (reverse && exchange.reverse != *reverse) ||
-            std::none_of(
-                exchange.fields.begin(),
-                exchange.fields.end(),
-                [data](const FieldShape& f) { return f.data == data; }
-            ))
-        {
-            continue;
-        }
-        FIELDSYNC_CHECK_AT(
-            found == nullptr,
-            "Communicator: the field is in flight under two keys, '" +
-                (found ? found->key.name() : std::string()) + "' and '" + exchange.key.name() +
-                "'; name the key. In flight:" + describeInFlight(),
-            where
-        );
-        found = &exchange;
-    }
-    FIELDSYNC_CHECK_AT(
-        found != nullptr,
-        "Communicator: no exchange of this field is in flight (the field is found by its data "
-        "pointer; pass the key if the view was reallocated). In flight:" +
-            describeInFlight(),
-        where
-    );
-    return *found;
+    table_.reportInFlight();
 }
 
 bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location& where)
 {
-    noticed_ = false;
+    notices_.setRaised(false);
     try
     {
-        const bool done =
-            check_ ? checkedTest(exchange, where) : pool_[exchange.buffer].isComplete(where);
+        const bool done = check_ != nullptr ? check_->test(exchange, where)
+                                            : pool_[exchange.buffer].isComplete(where);
         if (!done)
         {
             listenWhilePolling(exchange, where);
@@ -224,7 +121,7 @@ bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location&
     }
     catch (const Error&)
     {
-        if (!noticed_) // a notice settled the exchange already
+        if (!notices_.raised()) // a notice settled the exchange already
         {
             releaseAfterFailure(exchange, where);
         }
@@ -235,7 +132,8 @@ bool CommunicatorState::testOnce(Exchange& exchange, const std::source_location&
 bool CommunicatorState::progress(const std::source_location& where)
 {
     bool all { true };
-    for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
+    std::deque<Exchange>& exchanges = table_.all();
+    for (auto it = exchanges.begin(); table_.anyInFlight() && it != exchanges.end(); ++it)
     {
         if (it->inFlight)
         {
@@ -271,12 +169,12 @@ std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_locat
 {
     const ProfilingRegion region(options_.profiling, "fieldsync::halo::wait");
     const auto startTime = stamp();
-    noticed_ = false;
+    notices_.setRaised(false);
     try
     {
-        if (check_)
+        if (check_ != nullptr)
         {
-            checkedWait(exchange, where);
+            check_->wait(exchange, where);
         }
         else if (DuplexBuffer& buffer = pool_[exchange.buffer]; !buffer.isComplete(where))
         {
@@ -286,7 +184,7 @@ std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_locat
     catch (const Error&)
     {
         exchange.stats.waitSeconds += ticksBetween(startTime, stamp());
-        if (!noticed_) // a notice settled the exchange already
+        if (!notices_.raised()) // a notice settled the exchange already
         {
             releaseAfterFailure(exchange, where);
         }
@@ -482,7 +380,7 @@ void Communicator::checkBlock(
     const std::source_location& where
 ) const
 {
-    const std::optional<BlockShape>& shape { state(where).blockShape() };
+    const std::optional<BlockShape>& shape { state(where).pattern_.blockShape() };
     if (!shape)
     {
         return; // maps of another origin: a rank-3 view is its span, as documented
@@ -528,33 +426,33 @@ void Communicator::finish(
         running(reverse ? "Communicator::finaliseReverse" : "Communicator::finaliseComm", where);
     Exchange& exchange =
         key != nullptr
-            ? s.byKey(*key, reverse)
-            : s.byField(fields.count() > 0 ? fields.shape(0).data : nullptr, where, reverse);
+            ? s.table_.byKey(*key, reverse)
+            : s.table_.byField(fields.count() > 0 ? fields.shape(0).data : nullptr, where, reverse);
     s.finish(fields, exchange, where);
 }
 
 bool Communicator::isComplete(const CommKey& key)
 {
     CommunicatorState& s = running("Communicator::isComplete", key.where());
-    return s.test(s.byKey(key, false), key.where());
+    return s.test(s.table_.byKey(key, false), key.where());
 }
 
 void Communicator::waitComplete(const CommKey& key)
 {
     CommunicatorState& s = running("Communicator::waitComplete", key.where());
-    s.wait(s.byKey(key, false), key.where());
+    s.wait(s.table_.byKey(key, false), key.where());
 }
 
 bool Communicator::testByField(const void* data, const std::source_location& where)
 {
     CommunicatorState& s = running("Communicator::isComplete", where);
-    return s.test(s.byField(data, where, std::nullopt), where);
+    return s.test(s.table_.byField(data, where, std::nullopt), where);
 }
 
 void Communicator::waitByField(const void* data, const std::source_location& where)
 {
     CommunicatorState& s = running("Communicator::waitComplete", where);
-    s.wait(s.byField(data, where, std::nullopt), where);
+    s.wait(s.table_.byField(data, where, std::nullopt), where);
 }
 
 void Communicator::setWaitPolicy(mpi::WaitPolicy policy)
@@ -590,7 +488,7 @@ const mpi::MPIEnvironment& Communicator::environment() const
 
 int Communicator::tagOf(const CommKey& key, bool reverse) const
 {
-    return state(key.where()).tagOf(key, reverse);
+    return state(key.where()).table_.tagOf(key, reverse);
 }
 
 const RankSimplexCommMap& Communicator::sendMap() const
@@ -605,7 +503,7 @@ const RankSimplexCommMap& Communicator::receiveMap() const
 
 std::string Communicator::describeInFlight() const
 {
-    return state_ == nullptr ? std::string(" none") : state_->describeInFlight();
+    return state_ == nullptr ? std::string(" none") : state_->table_.describeInFlight();
 }
 
 std::size_t Communicator::poolSize() const noexcept
@@ -632,7 +530,7 @@ const ExchangeStats& Communicator::stats(const CommKey& key, bool reverse) const
 {
     const CommunicatorState& s = state(key.where());
     std::string known;
-    for (const auto& exchange : s.exchanges_)
+    for (const auto& exchange : s.table_.all())
     {
         if (exchange.reverse == reverse && exchange.key == key)
         {
@@ -683,7 +581,7 @@ std::string Communicator::statsJson(const std::source_location& where) const
     std::string json { "{\"rank\": " };
     json.append(std::to_string(s.env_.rank())).append(", \"keys\": [");
     bool first { true };
-    for (const auto& exchange : s.exchanges_)
+    for (const auto& exchange : s.table_.all())
     {
         const ExchangeStats t = inSeconds(exchange.stats);
         json.append(first ? "" : ", ").append("{\"key\": ").append(quoted(exchange.key.name()));
@@ -747,7 +645,7 @@ void Communicator::resetStats() noexcept
 {
     if (state_ != nullptr)
     {
-        for (auto& exchange : state_->exchanges_)
+        for (auto& exchange : state_->table_.all())
         {
             exchange.stats = ExchangeStats {};
         }

@@ -4,90 +4,33 @@
 
 #include "backEnds.hpp"
 #include "bufferPool.hpp"
-#include "checkMailbox.hpp"
+#include "checkMode.hpp"
 #include "exchange.hpp"
 #include "exchangeContext.hpp"
 #include "exchangeOptions.hpp"
+#include "exchangeTable.hpp"
 #include "noticeBox.hpp"
 #include "pattern.hpp"
+#include "profilingRegion.hpp"
 
 #include "fieldsync/core/clock.hpp"
 #include "fieldsync/halo/communicator.hpp"
 
-#include <deque>
 #include <memory>
 #include <span>
-#include <optional>
 
 namespace fieldsync::halo
 {
 
 /**
- * @brief Collective (commit.cpp): the checks of a Communicator made from maps and the agreement
- * on its context in one answered exchange on the private duplicate (mpi::answeredExchange): each
- * rank sends each peer its record of their pattern (counts and hashes of the global ids), the
- * peer answers with its own and compares the two, and the closing agreement carries whether any
- * rank found a disagreement, with the context's identifier and tag window. Bad input is an
- * Error on every rank with the texts CommunicatorState::commit writes. Returns the granted
- * context; the pattern then needs no check at commit.
- */
-[[nodiscard]] ExchangeContext checkAndAgree(
-    const mpi::MPIEnvironment& env,
-    const RankSimplexCommMap& sendMap,
-    const RankSimplexCommMap& receiveMap,
-    const CommitOptions& options,
-    const std::source_location& where
-);
-
-/**
- * @brief A Kokkos profiling region (Kokkos Tools, Nsight) for the lifetime of the object, when
- * @p on: pushed at construction, popped at destruction (also when an Error leaves the step).
- */
-class ProfilingRegion
-{
-public:
-    ProfilingRegion(bool on, const char* name) : on_(on)
-    {
-        if (on_)
-        {
-            push(name);
-        }
-    }
-    ~ProfilingRegion()
-    {
-        if (on_)
-        {
-            pop();
-        }
-    }
-    ProfilingRegion(const ProfilingRegion&) = delete;
-    ProfilingRegion& operator=(const ProfilingRegion&) = delete;
-    ProfilingRegion(ProfilingRegion&&) = delete;
-    ProfilingRegion& operator=(ProfilingRegion&&) = delete;
-
-    /** @brief Whether a Kokkos tool is loaded (regions are worth naming). */
-    static bool toolLoaded() noexcept;
-
-private:
-    static void push(const char* name);
-    static void pop() noexcept;
-
-    bool on_; /**< a region was pushed */
-};
-
-/**
- * @brief The state behind a Communicator (which holds it by pointer: a move moves one pointer,
- * and exchanges and buffers never move). Its member functions are the steps of an exchange:
- * start = begin, validate (records the field shapes), claim, bindInPlace, post receives, pack, post
- * sends, markStarted; finish = find, checkSameFields, waitFor, unpack, release.
+ * @brief The state behind a Communicator (held by pointer: exchanges and buffers never move):
+ * its parts (Pattern, ExchangeTable, BufferPool, the back end, CheckMode, NoticeBox) and the
+ * steps of an exchange that orchestrate them (doc/architecture.md, "One halo exchange").
  */
 class CommunicatorState
 {
 public:
-    /**
-     * @brief Takes @p context (its communicator, tags and identifier, agreed on every rank) and
-     * checks the maps (with @p checked, GhostList's maps, only what their set-up did not check).
-     */
+    /** @brief Takes the agreed @p context; checks the maps (@p checked: only what is left). */
     CommunicatorState(
         ExchangeContext context,
         RankSimplexCommMap sendMap,
@@ -96,25 +39,17 @@ public:
         bool checked = false
     );
 
-    /** @brief Logs the exchanges in flight; the pool then cancels their messages. */
-    ~CommunicatorState();
     /**
-     * @brief At destruction: drops what peers sent this Communicator and it never received
-     * (on a shared communicator only its own tags); keeps a communicator of its own for the
-     * rest of the process when late messages may still come.
+     * @brief Drops what peers sent and this Communicator never received (on a shared
+     * communicator only its tags; its own is kept for the process when late messages may come),
+     * logs the exchanges in flight; the pool then cancels their messages.
      */
-    void drainOwnTags() noexcept;
+    ~CommunicatorState();
 
     CommunicatorState(const CommunicatorState&) = delete;
     CommunicatorState& operator=(const CommunicatorState&) = delete;
     CommunicatorState(CommunicatorState&&) = delete;
     CommunicatorState& operator=(CommunicatorState&&) = delete;
-
-    /** @brief The padded array of a StructuredBlock's maps (none for other maps). */
-    [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
-    {
-        return pattern_.blockShape();
-    }
 
     // --- commit (commit.cpp) ---
     /**
@@ -124,23 +59,8 @@ public:
      */
     void
     commit(const CommitOptions& options, const std::source_location& where, bool checked = false);
-    /** @brief Local: no send index is a ghost, no receive index an owned cell. */
-    std::string checkOwnership(const CommitOptions& options) const;
-    /** @brief Collective (sparse exchange): counts, neighbours and order agree between pairs. */
-    std::string checkPattern(const CommitOptions& options, const std::source_location& where);
-    /**
-     * @brief Collective: times each available back end (the registry's) on a few real
-     * exchanges, agrees on the fastest and sets it up.
-     */
+    /** @brief Collective: times each back end on a few exchanges, sets up the fastest. */
     void timeBackEnds(const std::source_location& where);
-    /** @brief Gives the pool buffer of @p exchange the back end's transports (BackEndSetUp). */
-    void installBackEnd(Exchange& exchange, DuplexBuffer& buffer)
-    {
-        if (setUp_ != nullptr) // point-to-point: the buffer makes its own pair
-        {
-            setUp_->install(exchange, buffer, exchange.buffer);
-        }
-    }
     /** @brief Whether the back end in use is a neighbourhood collective (no tag, no in-place). */
     [[nodiscard]] bool neighbourhood() const noexcept { return backEnd_->collective; }
 
@@ -149,18 +69,7 @@ public:
     void start(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
     /** @brief The steps of start (start() adds the notice to the peers after an Error). */
     void startSteps(const Fields& fields, const CommKey& key, bool reverse, ReverseOp op);
-    /** @brief The MPI tag of @p key's exchanges of that direction (a reverse one is salted). */
-    [[nodiscard]] int tagOf(const CommKey& key, bool reverse) const noexcept
-    {
-        constexpr std::uint32_t reverseSalt { 0x9e3779b9U };
-        return tags_.exchange(reverse ? key.hash() ^ reverseSalt : key.hash());
-    }
-    /** @brief Finds or creates the exchange of @p key; checks it and its tag are free. */
-    Exchange& begin(const CommKey& key, bool reverse);
-    /**
-     * @brief Reads each field's shape once into @p shapes and checks it against the maps and
-     * the op; returns values per cell.
-     */
+    /** @brief Reads each field's shape once into @p shapes, checks it; returns values per cell. */
     std::size_t validate(
         const Fields& fields,
         const CommKey& key,
@@ -183,36 +92,13 @@ public:
     void
     markStarted(Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks);
 
-    // --- check mode (checkSteps.cpp) ---
-    /** @brief At commit: the check setting and the hash of each neighbour's cells. */
+    // --- check mode (checkMode.cpp) and no rank left hanging (noticeSteps.cpp) ---
+    /** @brief At commit: check mode on (a CheckMode) or off, the neighbours' cell hashes. */
     void setUpCheck(const CommitOptions& options);
-    /** @brief Check mode's post of the sends: seal (headers, checksums), sends, headers. */
-    void checkedSends(
-        Exchange& exchange,
-        DuplexBuffer& buffer,
-        const Fields& fields,
-        std::size_t stride,
-        const std::source_location& where
-    );
-    /** @brief Check mode's test: headers first (compared), then the messages (checksums). */
-    bool checkedTest(Exchange& exchange, const std::source_location& where);
-    /** @brief Check mode's wait: the one wait over checkedTest. */
-    void checkedWait(Exchange& exchange, const std::source_location& where);
-    /** @brief Check mode at finalise: the send cells sent in place did not change. */
-    void checkInPlace(Exchange& exchange, const std::source_location& where);
     /**
-     * @brief After a failed check: settles every message (drains the peers' messages of other
-     * keys, cancels the receives nobody will send, completes the rest), releases the exchange
-     * and throws @p error.
-     */
-    [[noreturn]] void
-    failCheck(Exchange& exchange, const std::string& error, const std::source_location& where);
-    /**
-     * @brief Ends an exchange that will not complete: cancels the receives @p cancel marks
-     * (per receive message), completes the rest under the time-out, then releases the
-     * exchange (its buffer stays claimed, never reused, when MPI may still touch it).
-     * @p headersDone: check mode's headers were completed. Returns whether every message
-     * completed (false: one was left to MPI, logged).
+     * @brief Ends an exchange that will not complete: cancels the receives @p cancel marks, the
+     * rest complete under the time-out, releases it (a buffer MPI may touch stays claimed).
+     * @p headersDone: check mode's headers completed. Whether every message completed.
      */
     bool settle(
         Exchange& exchange,
@@ -221,56 +107,30 @@ public:
         const std::source_location& where
     );
 
-    // --- no rank left hanging (noticeSteps.cpp) ---
-    /** @brief At construction: accepts the identifier's headers. */
-    void setUpNotices();
     /**
-     * @brief After an Error left @p exchange on this rank: sends its text to the exchange's
-     * peers (never throws). Not for an Error that a peer's notice raised. @p inStart: the
-     * Error left startComm (the peers' messages of this start may still come, so the start's
-     * tag is spent on this rank and on the peers the notice releases: markFailed); false
-     * after a failed check, which drained every message. @p settled (after a failed check):
-     * every message of this rank's start completed, so the peers' data from it will come.
+     * @brief After an Error (not a peer's notice) left @p exchange on this rank: tells its peers
+     * (NoticeBox::notify; never throws). @p inStart: it left startComm, so the tag is spent
+     * (ExchangeTable::markFailed); @p settled: every message of this rank's start completed.
      */
     void notifyPeers(
         const Exchange& exchange, const char* error, bool inStart, bool settled = false
     ) noexcept;
     /**
-     * @brief Whether @p exchange may still wait for something that involves @p rank: a message
-     * with it in either direction, or (check mode) its header.
-     */
-    [[nodiscard]] bool awaits(Exchange& exchange, int rank) noexcept;
-    /**
      * @brief The wait's listener: throws, after settling @p exchange, when a peer's notice says
-     * it left this start of the exchange with an Error (one that failed at its finalise after
-     * settling its messages leaves this exchange alone: its data comes, ours was taken).
+     * it left this start with an Error (not one that failed after its messages completed).
      */
     void listen(Exchange& exchange, const std::source_location& where);
     /**
-     * @brief isComplete's listener: every listenEvery-th test of @p exchange that finds it
-     * incomplete calls listen (one MPI_Iprobe of the notice tag when no notice is queued), so
+     * @brief isComplete's listener: listens every NoticeBox::listenEvery-th incomplete test, so
      * a peer that only polls is released too; a complete exchange pays one increment.
      */
     void listenWhilePolling(Exchange& exchange, const std::source_location& where)
     {
-        if (++exchange.polls % listenEvery == 0)
+        if (NoticeBox::due(exchange))
         {
             listen(exchange, where);
         }
     }
-    /**
-     * @brief Records that @p exchange's start failed (@p error; on this rank, or on a peer whose
-     * notice released this rank), so that a later start of it, or of another key with its MPI tag,
-     * on this Communicator is refused (refuseFailed): the peers' messages of the failed start may
-     * still arrive on that tag. Never throws.
-     */
-    void markFailed(const Exchange& exchange, std::string_view error) noexcept;
-    /**
-     * @brief Throws when @p exchange may not start because a start of its MPI tag failed on
-     * this Communicator. Only called when failures_ is not empty.
-     */
-    void refuseFailed(const Exchange& exchange, const std::source_location& where) const;
-
     // --- finish (exchangeSteps.cpp) ---
     /** @brief Waits for and unpacks @p exchange into @p fields (the whole finish). */
     void finish(const Fields& fields, Exchange& exchange, const std::source_location& where);
@@ -292,50 +152,23 @@ public:
         {
             exchange.keeper->drop(); // MPI is done with the fields
         }
-        inFlight_ -= exchange.inFlight ? 1 : 0;
-        exchange.inFlight = false;
+        table_.setDone(exchange);
     }
 
     // --- test and wait (communicator.cpp) ---
-    /**
-     * @brief One test of @p exchange, listening for notices while it is incomplete
-     * (listenWhilePolling); releases it after a failure that no notice settled.
-     */
+    /** @brief One test, listenWhilePolling; releases after a failure no notice settled. */
     bool testOnce(Exchange& exchange, const std::source_location& where);
     /** @brief testOnce, its time counted as wait time in the exchange's statistics. */
     bool test(Exchange& exchange, const std::source_location& where);
     /** @brief One test of every exchange in flight; whether all have completed. */
     bool progress(const std::source_location& where);
-    /**
-     * @brief Waits for @p exchange (releases it after a failed receive); returns the telemetry
-     * stamp taken at its end (the start of the unpack).
-     */
+    /** @brief Waits (releases after a failed receive); returns the stamp at its end. */
     std::int64_t wait(Exchange& exchange, const std::source_location& where);
-    /**
-     * @brief wait() past a first test that found @p exchange incomplete: the one wait, with the
-     * listener for peers' notices (built only here).
-     */
+    /** @brief wait() past a first incomplete test: the one wait, with the notices' listener. */
     void waitLoop(Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where);
     /** @brief After an Error from a test or wait: releases a failed exchange. */
     void releaseAfterFailure(Exchange& exchange, const std::source_location& where);
 
-    // --- lookups (communicator.cpp) ---
-    /** @brief The exchange of @p key in flight: the key started last without a search. */
-    Exchange& byKey(const CommKey& key, bool reverse)
-    {
-        if (last_ != nullptr && last_->inFlight && last_->reverse == reverse && last_->key == key)
-        {
-            return *last_;
-        }
-        return searchKey(key, reverse);
-    }
-    /** @brief byKey's search of every exchange (an Error when none is in flight). */
-    Exchange& searchKey(const CommKey& key, bool reverse);
-    /** @brief The one exchange in flight holding the field at @p data. */
-    Exchange&
-    byField(const void* data, const std::source_location& where, std::optional<bool> reverse);
-    /** @brief The keys in flight, for messages. */
-    std::string describeInFlight() const;
     /** @brief The wait policy in force. */
     const mpi::WaitPolicy& policy() const noexcept { return options_.policy; }
     /** @brief A telemetry stamp (0 when timing is off). */
@@ -343,43 +176,23 @@ public:
     {
         return options_.timing ? telemetryTicks(options_.tsc) : 0;
     }
-    /**
-     * @brief The time between two stamps in telemetry ticks: the statistics add up ticks, and
-     * Communicator::stats converts them to seconds (telemetrySecondsPerTick()), so no exchange
-     * waits for the clock's calibration.
-     */
+    /** @brief Ticks between two stamps (stats() converts: no wait for the calibration). */
     double ticksBetween(std::int64_t from, std::int64_t to) const noexcept
     {
         return static_cast<double>(to - from);
     }
 
     mpi::MPIEnvironment env_;            /**< the communicator (shared, or its own) */
-    TagWindow tags_;                     /**< the tags this Communicator uses on env_ */
     std::shared_ptr<const void> shared_; /**< keeps a shared env_ (null: env_ is its own) */
     Pattern pattern_;                    /**< the maps (const once committed) */
-    std::deque<Exchange> exchanges_;     /**< every key seen (stable addresses) */
-    Exchange* last_ { nullptr };         /**< the key started last (no scan when restarted) */
-    std::size_t inFlight_ { 0 };         /**< exchanges in flight (no tag scan when none) */
+    ExchangeTable table_;                /**< the keys, their tags, in flight and failed */
     const BackEndEntry* backEnd_ { backEnds().front() }; /**< in use (the first until commit) */
     std::unique_ptr<BackEndSetUp> setUp_; /**< its state (null: none), outlives the buffers */
     BufferPool pool_;                     /**< the buffers (destroyed first: cancels) */
     ExchangeOptions options_;             /**< the knobs */
     bool committed_ { false };            /**< commit() ran */
-    bool check_ { false };                /**< check mode (CommitOptions::check) */
-    CheckMailbox mailbox_;                /**< check mode: headers no exchange took yet */
-    std::uint64_t id_ { 0 };              /**< this Communicator, the same on every rank */
-    NoticeBox notices_;                   /**< notices sent and received */
-    bool noticed_ { false };              /**< the Error in flight came from a notice */
-    /** @brief A start that failed on this rank (notice sent or received): its tag is spent. */
-    struct Failure
-    {
-        int tag { 0 };          /**< the MPI tag the peers' stale messages may still arrive on */
-        bool reverse { false }; /**< a reverse exchange */
-        std::string key;        /**< the key's name */
-        std::string error;      /**< what ended it (its Error's text, or the peer's notice) */
-    };
-    std::vector<Failure> failures_; /**< failed starts, one per tag (empty in a correct run) */
-    static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete probes notices every N */
+    std::unique_ptr<CheckMode> check_;    /**< check mode (null: off) */
+    NoticeBox notices_;                   /**< no rank left hanging: the peers' notices */
 };
 
 } // namespace fieldsync::halo

@@ -2,7 +2,7 @@
 // Check mode of one halo exchange: headers, checksums and their comparison.
 #include "exchangeCheck.hpp"
 
-#include "checkMailbox.hpp"
+#include "checkMode.hpp"
 
 #include "transport.hpp"
 
@@ -163,7 +163,7 @@ void ExchangeCheck::post(
 }
 
 bool ExchangeCheck::headersDone(
-    CheckMailbox& mailbox, MPI_Comm comm, int tag, const std::source_location& where
+    CheckMode& mailbox, MPI_Comm comm, int tag, const std::source_location& where
 )
 {
     mailbox.pump(comm, tag, where);
@@ -186,7 +186,7 @@ bool ExchangeCheck::headersDone(
     return all && out != 0;
 }
 
-std::string ExchangeCheck::otherKeys(CheckMailbox& mailbox, int me)
+std::string ExchangeCheck::otherKeys(CheckMode& mailbox, int me)
 {
     std::string error;
     for (std::size_t i = 0; i < in_.size(); ++i)
@@ -371,7 +371,7 @@ bool ExchangeCheck::awaitsHeaderFrom(int rank) const noexcept
     return false;
 }
 
-std::string ExchangeCheck::describePending(const CheckMailbox& mailbox)
+std::string ExchangeCheck::describePending(const CheckMode& mailbox)
 {
     std::string text;
     for (std::size_t i = 0; i < in_.size(); ++i)

@@ -50,7 +50,7 @@ std::string headerText(const char (&chars)[N])
     return { chars, static_cast<std::size_t>(std::find(chars, chars + N, '\0') - chars) };
 }
 
-class CheckMailbox;
+class CheckMode;
 
 /**
  * @brief The messages of @p half, in the order its transport posts them: the slots that are
@@ -104,7 +104,7 @@ public:
      * @p comm); true when every peer's header is there and this rank's were sent.
      */
     [[nodiscard]] bool
-    headersDone(CheckMailbox& mailbox, MPI_Comm comm, int tag, const std::source_location& where);
+    headersDone(CheckMode& mailbox, MPI_Comm comm, int tag, const std::source_location& where);
 
     /**
      * @brief After the wait timed out before every header came: for each peer whose header
@@ -112,7 +112,7 @@ public:
      * but rank p started key B at ..."; that header then stands in for the missing one (so
      * drainOthers takes the message it announced). Empty when there is none.
      */
-    [[nodiscard]] std::string otherKeys(CheckMailbox& mailbox, int me);
+    [[nodiscard]] std::string otherKeys(CheckMode& mailbox, int me);
 
     /**
      * @brief The differences between each received header and what this rank expects (its own
@@ -142,7 +142,7 @@ public:
      * @brief The headers still awaited, e.g. "check header from rank 1 (rank 1 started key
      * 'b' at x.cpp:12)" with what else arrived from that rank, and unsent headers.
      */
-    [[nodiscard]] std::string describePending(const CheckMailbox& mailbox);
+    [[nodiscard]] std::string describePending(const CheckMode& mailbox);
 
     /** @brief Whether a header from @p rank is still awaited in this exchange. */
     [[nodiscard]] bool awaitsHeaderFrom(int rank) const noexcept;

@@ -4,6 +4,8 @@
 // takes new tags from PETSc's cached communicator, so a set-up pays no MPI_Comm_dup.
 #pragma once
 
+#include "fieldsync/halo/commitOptions.hpp"
+#include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/mpi/detail/privateComm.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/wait.hpp"
@@ -74,5 +76,22 @@ void takeBid(MPI_Comm comm, const ContextBid& agreed, bool window);
  */
 [[nodiscard]] ExchangeContext
 agreeContext(const mpi::MPIEnvironment& env, bool ownDuplicate, const std::source_location& where);
+
+/**
+ * @brief Collective (commit.cpp): the checks of a Communicator made from maps and the agreement
+ * on its context in one answered exchange on the private duplicate (mpi::answeredExchange): each
+ * rank sends each peer its record of their pattern (counts and hashes of the global ids), the
+ * peer answers with its own and compares the two, and the closing agreement carries whether any
+ * rank found a disagreement, with the context's identifier and tag window. Bad input is an
+ * Error on every rank with the texts CommunicatorState::commit writes. Returns the granted
+ * context; the pattern then needs no check at commit.
+ */
+[[nodiscard]] ExchangeContext checkAndAgree(
+    const mpi::MPIEnvironment& env,
+    const RankSimplexCommMap& sendMap,
+    const RankSimplexCommMap& receiveMap,
+    const CommitOptions& options,
+    const std::source_location& where
+);
 
 } // namespace fieldsync::halo

@@ -101,10 +101,10 @@ void CommunicatorState::start(const Fields& fields, const CommKey& key, bool rev
     }
     catch (const Error& error)
     {
-        // begin() made last_ the key's exchange; in flight: an earlier start of it goes on
-        if (last_ != nullptr && !last_->inFlight && last_->key == key && last_->reverse == reverse)
+        // in flight: an earlier start of it goes on
+        if (Exchange* failed = table_.failedStart(key, reverse); failed != nullptr)
         {
-            notifyPeers(*last_, error.what(), true);
+            notifyPeers(*failed, error.what(), true);
         }
         throw;
     }
@@ -116,7 +116,7 @@ void CommunicatorState::startSteps(
 {
     const ProfilingRegion region(options_.profiling, "fieldsync::halo::post");
     const auto startTime = stamp();
-    Exchange& exchange = begin(key, reverse);
+    Exchange& exchange = table_.begin(key, reverse);
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
     exchange.op = op;
     DuplexBuffer& buffer = claim(exchange, fields, stride);
@@ -126,9 +126,9 @@ void CommunicatorState::startSteps(
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
         packTicks = packSends(exchange, buffer, fields, stride);
-        if (check_)
+        if (check_ != nullptr)
         {
-            checkedSends(exchange, buffer, fields, stride, key.where());
+            check_->postSends(exchange, buffer, fields, stride, key.where());
         }
         else
         {
@@ -193,55 +193,6 @@ std::size_t CommunicatorState::validate(
     return stride;
 }
 
-Exchange& CommunicatorState::begin(const CommKey& key, bool reverse)
-{
-    const auto& where = key.where();
-    Exchange* found { nullptr };
-    // the key started last first (a solver loop restarts the same key): no scan
-    if (last_ != nullptr && last_->reverse == reverse && last_->key == key)
-    {
-        found = last_;
-    }
-    for (auto it = exchanges_.begin(); found == nullptr && it != exchanges_.end(); ++it)
-    {
-        found = it->reverse == reverse && it->key == key ? &*it : nullptr;
-    }
-    if (found == nullptr)
-    {
-        Exchange& created = exchanges_.emplace_back();
-        created.key = key;
-        created.reverse = reverse;
-        created.where = where;
-        created.tag = tagOf(key, reverse);
-        found = &created;
-    }
-    last_ = found;
-    FIELDSYNC_CHECK_AT(
-        !found->inFlight,
-        "Communicator: exchange '" + key.name() + "' is already in flight (started at " +
-            toString(found->where) + "); finalise it before starting it again",
-        where
-    );
-    ++found->attempts; // from here an Error leaves this start: the peers hear of it
-    found->polls = 0;
-    if (!failures_.empty())
-    {
-        refuseFailed(*found, where);
-    }
-    for (auto it = exchanges_.begin(); inFlight_ > 0 && it != exchanges_.end(); ++it)
-    {
-        FIELDSYNC_CHECK_AT(
-            !(it->inFlight && it->tag == found->tag),
-            "Communicator: exchange '" + key.name() + "' has MPI tag " +
-                std::to_string(found->tag) + ", the same as exchange '" + it->key.name() +
-                "' in flight (started at " + toString(it->where) +
-                "); use another key for one of them",
-            where
-        );
-    }
-    return *found;
-}
-
 DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields, std::size_t stride)
 {
     const RankSimplexCommMap& from = pattern_.from(exchange.reverse);
@@ -265,7 +216,10 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
             pattern_.maxCells() * stride * fields.valueSize() >= options_.persistentFrom
         );
         buffer.setStaging(fields.space().useStaging(options_.staging));
-        installBackEnd(exchange, buffer); // after the staging: where the messages lie
+        if (setUp_ != nullptr) // after the staging (where the messages lie); none: point-to-point
+        {
+            setUp_->install(exchange, buffer, exchange.buffer);
+        }
         buffer.setWaitPolicy(policy());
         buffer.initComm(
             exchange.key.name(),
@@ -383,8 +337,7 @@ void CommunicatorState::markStarted(
     Exchange& exchange, DuplexBuffer& buffer, std::int64_t startTime, double packTicks
 )
 {
-    exchange.inFlight = true;
-    ++inFlight_;
+    table_.setInFlight(exchange);
     ExchangeStats& stats = exchange.stats;
     const CommBufferCore& sent = buffer.sendHalf();
     const CommBufferCore& received = buffer.receiveHalf();
@@ -403,9 +356,9 @@ void CommunicatorState::finish(
     checkSameFields(exchange, fields, where);
     DuplexBuffer& buffer = pool_[exchange.buffer];
     auto unpackStart = wait(exchange, where); // the wait's last stamp
-    if (check_)
+    if (check_ != nullptr)
     {
-        checkInPlace(exchange, where);
+        check_->checkInPlace(exchange, where);
         unpackStart = stamp();
     }
     bool unpacked { false };

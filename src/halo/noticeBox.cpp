@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 namespace fieldsync::halo
 {
@@ -35,12 +36,24 @@ NoticeBox::~NoticeBox()
     }
 }
 
-void NoticeBox::send(
-    MPI_Comm comm, int tag, std::span<const int> peers, Notice notice, const std::string& text
+void NoticeBox::notify(
+    const Exchange& exchange,
+    std::span<const int> peers,
+    const char* error,
+    bool inStart,
+    bool settled
 ) noexcept
 {
     try
     {
+        Notice notice;
+        notice.comm = id_;
+        notice.key = exchange.keyBits();
+        notice.counter = exchange.attempts;
+        notice.rank = rank_;
+        notice.inStart = inStart ? 1 : 0;
+        notice.settled = !inStart && settled ? 1 : 0;
+        const std::string_view text(error);
         const std::size_t keep = std::min(text.size(), Notice::textBytes);
         std::memcpy(notice.text, text.data(), keep);
         if (keep < text.size())
@@ -64,7 +77,7 @@ void NoticeBox::send(
         {
             Outgoing& out = *sent_.emplace_back(std::make_unique<Outgoing>());
             out.notice = notice;
-            if (MPI_Isend(&out.notice, sizeof(Notice), MPI_BYTE, peer, tag, comm, &out.request) !=
+            if (MPI_Isend(&out.notice, sizeof(Notice), MPI_BYTE, peer, tag_, comm_, &out.request) !=
                 MPI_SUCCESS)
             {
                 out.request = MPI_REQUEST_NULL;
@@ -103,20 +116,22 @@ void receiveWaiting(
     }
 }
 
-void NoticeBox::pump(MPI_Comm comm, int tag, std::uint64_t id, const std::source_location& where)
+std::optional<Notice> NoticeBox::heard(
+    const Exchange& exchange, std::span<const int> peers, const std::source_location& where
+)
 {
     Notice notice;
     // one reference captured, so that the std::function holds it without allocating (a wait
-    // past its spin phase pumps on every test)
+    // past its spin phase listens on every test)
     struct Pumped
     {
         Notice& notice;
         std::uint64_t id;
         std::vector<Notice>& arrived;
-    } pumped { notice, id, arrived_ };
+    } pumped { notice, id_, arrived_ };
     receiveWaiting(
-        comm,
-        tag,
+        comm_,
+        tag_,
         &notice,
         sizeof(Notice),
         [&pumped](int)
@@ -130,11 +145,8 @@ void NoticeBox::pump(MPI_Comm comm, int tag, std::uint64_t id, const std::source
         },
         where
     );
-}
-
-std::optional<Notice>
-NoticeBox::take(std::uint64_t key, std::uint64_t counter, std::span<const int> peers)
-{
+    const std::uint64_t key = exchange.keyBits();
+    const std::uint64_t counter = exchange.attempts;
     std::erase_if(arrived_, [&](const Notice& n) { return n.key == key && n.counter < counter; });
     const auto it = std::find_if(
         arrived_.begin(),

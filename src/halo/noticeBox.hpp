@@ -3,6 +3,8 @@
 // peers waiting on it (doc/reliability.md, "No rank left hanging").
 #pragma once
 
+#include "exchange.hpp"
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -55,40 +57,64 @@ void receiveWaiting(
 );
 
 /**
- * @brief The notices a Communicator sent (kept until MPI is done with them) and received (kept
- * until the exchange they name waits, or a later start of it makes them stale). Nothing here
- * runs in a correct program's exchange: notices are sent only after an Error, and received only
- * by a wait past its spin phase.
+ * @brief No rank left hanging (doc/reliability.md): the notices a Communicator sent to the peers
+ * of an exchange it left with an Error (kept until MPI is done with them) and received (kept
+ * until the exchange they name listens, or a later start of it makes them stale), and whether
+ * the Error in flight came from one. Nothing here runs in a correct program's exchange: notices
+ * are sent only after an Error, and received only by a wait past its spin phase.
  */
 class NoticeBox
 {
 public:
+    static constexpr std::uint32_t listenEvery { 16 }; /**< isComplete listens every N tests */
+
+    /** @brief Notices of Communicator @p id (rank @p rank) on @p tag of @p comm. */
+    NoticeBox(MPI_Comm comm, int tag, std::uint64_t id, int rank) noexcept
+        : comm_(comm), tag_(tag), id_(id), rank_(rank)
+    {
+    }
     /** @brief Completes what this rank sent (or leaves it to MPI) and drops what arrived. */
     ~NoticeBox();
 
-    NoticeBox() = default;
     NoticeBox(const NoticeBox&) = delete;
     NoticeBox& operator=(const NoticeBox&) = delete;
     NoticeBox(NoticeBox&&) = delete;
     NoticeBox& operator=(NoticeBox&&) = delete;
 
     /**
-     * @brief Sends a notice with @p text to each of @p peers on @p tag of @p comm (never
-     * blocks, never throws: it runs while an Error leaves the exchange).
+     * @brief Sends the notice of @p exchange's current start with @p error to @p peers (never
+     * blocks, never throws: it runs while an Error leaves the exchange). @p inStart: the Error
+     * left startComm (its tag is spent); @p settled: it failed later, after every message of
+     * this start with the peers completed (their data from it comes).
      */
-    void send(
-        MPI_Comm comm, int tag, std::span<const int> peers, Notice notice, const std::string& text
+    void notify(
+        const Exchange& exchange,
+        std::span<const int> peers,
+        const char* error,
+        bool inStart,
+        bool settled
     ) noexcept;
 
-    /** @brief Receives every notice on @p tag of @p comm; keeps those of Communicator @p id. */
-    void pump(MPI_Comm comm, int tag, std::uint64_t id, const std::source_location& where);
-
     /**
-     * @brief The notice of exchange @p key's start @p counter from one of @p peers, taken out;
-     * notices of earlier starts of @p key are dropped (stale: that start is over).
+     * @brief Receives every notice queued for this Communicator, then takes out the one of
+     * @p exchange's current start from one of @p peers (earlier starts' are dropped as stale).
      */
     std::optional<Notice>
-    take(std::uint64_t key, std::uint64_t counter, std::span<const int> peers);
+    heard(const Exchange& exchange, std::span<const int> peers, const std::source_location& where);
+
+    /** @brief isComplete's cadence: whether this incomplete test of @p exchange listens. */
+    [[nodiscard]] static bool due(Exchange& exchange) noexcept
+    {
+        return ++exchange.polls % listenEvery == 0;
+    }
+
+    /** @brief The Communicator's identifier (the same on every rank). */
+    [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
+    /** @brief Whether the Error in flight came from a notice (settled; not passed on). */
+    [[nodiscard]] bool raised() const noexcept { return raised_; }
+    /** @brief Sets (a notice ends the exchange) or clears (a test or wait begins) raised(). */
+    void setRaised(bool raised) noexcept { raised_ = raised; }
 
     /**
      * @brief Receives and drops every message still queued on @p comm with @p tag (a
@@ -114,9 +140,14 @@ private:
         MPI_Request request { MPI_REQUEST_NULL }; /**< the send */
     };
 
+    MPI_Comm comm_;                              /**< the Communicator's communicator */
+    int tag_;                                    /**< its notice tag */
+    std::uint64_t id_;                           /**< its identifier (stale notices differ) */
+    int rank_;                                   /**< this rank */
     std::deque<std::unique_ptr<Outgoing>> sent_; /**< each at a stable address for MPI */
     std::vector<Notice> arrived_;                /**< received, not taken yet */
     bool sentAny_ { false };                     /**< a notice was sent */
+    bool raised_ { false };                      /**< the Error in flight came from a notice */
 };
 
 } // namespace fieldsync::halo

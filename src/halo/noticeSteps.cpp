@@ -13,117 +13,49 @@
 namespace fieldsync::halo
 {
 
-void CommunicatorState::setUpNotices()
+namespace
 {
-    // id_ was agreed with the context (exchangeContext.cpp): the same on every rank, and unique
-    // within each process for its whole lifetime, so a stale notice or header is recognised
-    mailbox_.accept(id_);
+/**
+ * @brief Whether @p exchange (in @p buffer) may still wait for something that involves @p rank:
+ * a message with it in either direction, or (check mode) its header.
+ */
+bool awaits(const Exchange& exchange, DuplexBuffer& buffer, int rank) noexcept
+{
+    return buffer.receiveHalf().awaits(rank) || buffer.sendHalf().awaits(rank) ||
+           (exchange.check != nullptr && exchange.check->awaitsHeaderFrom(rank));
 }
+} // namespace
 
 void CommunicatorState::notifyPeers(
     const Exchange& exchange, const char* error, bool inStart, bool settled
 ) noexcept
 {
-    Notice notice;
-    notice.comm = id_;
-    notice.key = exchange.keyBits();
-    notice.counter = exchange.attempts;
-    notice.rank = env_.rank();
-    notice.inStart = inStart ? 1 : 0;
-    notice.settled = !inStart && settled ? 1 : 0;
-    try
+    notices_.notify(exchange, pattern_.peers(), error, inStart, settled);
+    if (inStart && !pattern_.peers().empty()) // no peer: no message could arrive late
     {
-        notices_.send(env_.comm(), tags_.notice(), pattern_.peers(), notice, error);
+        table_.markFailed(exchange, error);
     }
-    catch (...) // the text's copy: the Error in flight matters more
-    {
-    }
-    if (inStart)
-    {
-        markFailed(exchange, error);
-    }
-}
-
-void CommunicatorState::markFailed(const Exchange& exchange, std::string_view error) noexcept
-{
-    // no peer, no message of another rank that could arrive late
-    const bool spent = std::any_of(
-        failures_.begin(), failures_.end(), [&](const Failure& f) { return f.tag == exchange.tag; }
-    );
-    if (pattern_.peers().empty() || spent)
-    {
-        return;
-    }
-    try
-    {
-        failures_.push_back(Failure {
-            exchange.tag, exchange.reverse, exchange.key.name(), std::string(error) });
-    }
-    catch (...) // out of memory: the Error in flight matters more
-    {
-    }
-}
-
-void CommunicatorState::refuseFailed(const Exchange& exchange, const std::source_location& where)
-    const
-{
-    const auto failed = std::find_if(
-        failures_.begin(), failures_.end(), [&](const Failure& f) { return f.tag == exchange.tag; }
-    );
-    if (failed == failures_.end())
-    {
-        return;
-    }
-    const std::string name = exchange.key.name();
-    std::string text("Communicator: exchange '");
-    text.append(name).append(exchange.reverse ? "' (reverse)" : "'").append(" cannot start ");
-    if (failed->key == name && failed->reverse == exchange.reverse)
-    {
-        text.append("again on this Communicator, where an earlier start of it failed");
-    }
-    else
-    {
-        text.append("on this Communicator, where a start of exchange '")
-            .append(failed->key)
-            .append("' (the same MPI tag, ")
-            .append(std::to_string(exchange.tag))
-            .append(") failed");
-    }
-    text.append(" (first failure: ")
-        .append(failed->error)
-        .append("). The peers' messages of that start may still arrive on its MPI tag, where a "
-                "new start would take them as its data: construct a new Communicator "
-                "(destroying this one drops what is queued for it)");
-    throw Error(text, where);
-}
-
-bool CommunicatorState::awaits(Exchange& exchange, int rank) noexcept
-{
-    DuplexBuffer& buffer = pool_[exchange.buffer];
-    return buffer.receiveHalf().awaits(rank) || buffer.sendHalf().awaits(rank) ||
-           (exchange.check != nullptr && exchange.check->awaitsHeaderFrom(rank));
 }
 
 void CommunicatorState::listen(Exchange& exchange, const std::source_location& where)
 {
-    notices_.pump(env_.comm(), tags_.notice(), id_, where);
-    const std::optional<Notice> notice =
-        notices_.take(exchange.keyBits(), exchange.attempts, pattern_.peers());
+    const std::optional<Notice> notice = notices_.heard(exchange, pattern_.peers(), where);
     if (!notice)
     {
         return;
     }
-    if (notice->inStart == 0 && (notice->settled != 0 || !awaits(exchange, notice->rank)))
+    if (notice->inStart == 0 &&
+        (notice->settled != 0 || !awaits(exchange, pool_[exchange.buffer], notice->rank)))
     {
         // it failed at its finalise (a failed check) after its messages of this start
         // completed, or after this rank's messages with it were done: its data is sent (and
         // comes, even if still in transit), ours was taken, so this exchange completes
         return;
     }
-    noticed_ = true;          // the Error below is settled here, and not passed on
+    notices_.setRaised(true); // the Error below is settled here, and not passed on
     if (notice->inStart != 0) // its start failed: this rank's messages to it may still come
     {
-        markFailed(
+        table_.markFailed(
             exchange,
             std::string("its start at ")
                 .append(toString(exchange.where))
@@ -134,11 +66,10 @@ void CommunicatorState::listen(Exchange& exchange, const std::source_location& w
         );
     }
     ExchangeCheck* check = exchange.check.get();
-    const std::string other =
-        check != nullptr && !check->compared ? check->otherKeys(mailbox_, env_.rank()) : "";
+    const std::string other = check_ != nullptr ? check_->otherKeys(exchange) : std::string();
     if (!other.empty()) // check mode names this rank's own mismatch (a peer started another key)
     {
-        failCheck(exchange, "halo check mode found a mismatch:" + other, where);
+        check_->fail(exchange, "halo check mode found a mismatch:" + other, where);
     }
     // its messages will not come: this rank's receives from it are cancelled (in check mode
     // also those a header shows will not match), the rest complete under the time-out

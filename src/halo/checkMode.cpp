@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
-// The check-mode steps of a halo exchange (doc/reliability.md, "Check mode of the halo
-// exchange"): at the start, seal (a header and a checksum per message) and send the headers on
-// the Communicator's one check tag; in the wait, compare the headers as they arrive, then the
-// checksums; at finalise, the cells sent in place. Off: one predictable branch per step.
+// Check mode of a Communicator's exchanges (doc/reliability.md, "Check mode of the halo
+// exchange"). Off: no CheckMode, one predictable branch per step.
+#include "checkMode.hpp"
+
 #include "communicatorState.hpp"
+#include "noticeBox.hpp"
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/core/error.hpp"
@@ -62,11 +63,12 @@ void putSite(char (&out)[N], const std::source_location& where)
 
 void CommunicatorState::setUpCheck(const CommitOptions& options)
 {
-    check_ = options.check.value_or(checkMode());
-    pattern_.hashCells(options, check_);
+    const bool on = options.check.value_or(checkMode());
+    pattern_.hashCells(options, on);
+    check_ = on ? std::make_unique<CheckMode>(*this, notices_.id()) : nullptr;
 }
 
-void CommunicatorState::checkedSends(
+void CheckMode::postSends(
     Exchange& exchange,
     DuplexBuffer& buffer,
     const Fields& fields,
@@ -86,32 +88,34 @@ void CommunicatorState::checkedSends(
     const char* type = fields.valueType().name();
     mine.type = fnv1a32(type); // the mangled name: the same on every rank of one build
     mine.cellBytes = stride * fields.valueSize();
-    mine.tag = neighbourhood() ? -1 : exchange.tag;
-    mine.globalIds = pattern_.globalIds() ? 1 : 0;
+    mine.tag = state_.neighbourhood() ? -1 : exchange.tag;
+    mine.globalIds = state_.pattern_.globalIds() ? 1 : 0;
     putText(mine.keyName, exchange.key.name(), exchange.reverse ? " (reverse)" : "");
     putSite(mine.site, where);
     putText(mine.typeName, type);
-    check.seal(buffer.sendHalf(), pattern_.sendHashes(exchange.reverse));
+    check.seal(buffer.sendHalf(), state_.pattern_.sendHashes(exchange.reverse));
     buffer.startSends(where);
-    check.post(buffer.receiveHalf(), env_.comm(), tags_.check(), where);
+    check.post(buffer.receiveHalf(), state_.env_.comm(), state_.table_.tags().check(), where);
 }
 
-bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_location& where)
+bool CheckMode::test(Exchange& exchange, const std::source_location& where)
 {
     ExchangeCheck& check = *exchange.check;
-    DuplexBuffer& buffer = pool_[exchange.buffer];
+    DuplexBuffer& buffer = state_.pool_[exchange.buffer];
     if (!check.compared)
     {
-        if (!check.headersDone(mailbox_, env_.comm(), tags_.check(), where))
+        if (!check.headersDone(*this, state_.env_.comm(), state_.table_.tags().check(), where))
         {
             return false; // headers first: they are compared before any data wait
         }
         const std::string error = check.compare(
-            buffer.receiveHalf(), pattern_.receiveHashes(exchange.reverse), env_.rank()
+            buffer.receiveHalf(),
+            state_.pattern_.receiveHashes(exchange.reverse),
+            state_.env_.rank()
         );
         if (!error.empty())
         {
-            failCheck(exchange, "halo check mode found a mismatch:" + error, where);
+            fail(exchange, "halo check mode found a mismatch:" + error, where);
         }
         check.compared = true;
     }
@@ -121,31 +125,31 @@ bool CommunicatorState::checkedTest(Exchange& exchange, const std::source_locati
     }
     if (!check.verified)
     {
-        const std::string error = check.verifyReceived(buffer.receiveHalf(), env_.rank());
+        const std::string error = check.verifyReceived(buffer.receiveHalf(), state_.env_.rank());
         if (!error.empty())
         {
-            failCheck(exchange, "halo check mode found a corrupted message:" + error, where);
+            fail(exchange, "halo check mode found a corrupted message:" + error, where);
         }
     }
     return true;
 }
 
-void CommunicatorState::checkedWait(Exchange& exchange, const std::source_location& where)
+void CheckMode::wait(Exchange& exchange, const std::source_location& where)
 {
-    if (checkedTest(exchange, where))
+    if (test(exchange, where))
     {
         return;
     }
-    DuplexBuffer& buffer = pool_[exchange.buffer];
-    const mpi::WaitPolicy policy = this->policy();
+    DuplexBuffer& buffer = state_.pool_[exchange.buffer];
+    const mpi::WaitPolicy policy = state_.policy();
     // each std::function below captures one reference, so it holds it without allocating
-    const auto test = [this, &exchange, &where]
+    const auto testHere = [this, &exchange, &where]
     {
-        return checkedTest(exchange, where);
+        return test(exchange, where);
     };
     const auto describe = [this, &exchange, &buffer, &where]
     {
-        std::string text = exchange.check->describePending(mailbox_);
+        std::string text = exchange.check->describePending(*this);
         for (CommBufferCore* half : { &buffer.receiveHalf(), &buffer.sendHalf() })
         {
             const std::string more = half->describePending(where);
@@ -155,12 +159,12 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
     };
     const auto listenHere = [this, &exchange, &where]
     {
-        listen(exchange, where);
+        state_.listen(exchange, where);
     };
     try
     {
         mpi::waitWithTimeout(
-            [&test] { return test(); },
+            [&testHere] { return testHere(); },
             [&describe] { return describe(); },
             policy,
             "communication",
@@ -171,19 +175,17 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
     }
     catch (const Error&)
     {
-        if (noticed_) // a peer left the exchange: settled, raised as such
+        if (state_.notices_.raised()) // a peer left the exchange: settled, raised as such
         {
             throw;
         }
         // a peer that started another key instead: a mismatch, settled and raised as such
-        const std::string other = exchange.check->compared
-                                      ? std::string()
-                                      : exchange.check->otherKeys(mailbox_, env_.rank());
+        const std::string other = otherKeys(exchange);
         if (!other.empty())
         {
             char limit[32];
             std::snprintf(limit, sizeof(limit), "%g", policy.timeoutSeconds);
-            failCheck(
+            fail(
                 exchange,
                 std::string("halo check mode found a mismatch at the wait time-out ("
                             "FIELDSYNC_WAIT_TIMEOUT ")
@@ -197,17 +199,24 @@ void CommunicatorState::checkedWait(Exchange& exchange, const std::source_locati
     }
 }
 
-void CommunicatorState::checkInPlace(Exchange& exchange, const std::source_location& where)
+std::string CheckMode::otherKeys(Exchange& exchange)
+{
+    ExchangeCheck* check = exchange.check.get();
+    return check != nullptr && !check->compared ? check->otherKeys(*this, state_.env_.rank())
+                                                : std::string();
+}
+
+void CheckMode::checkInPlace(Exchange& exchange, const std::source_location& where)
 {
     const std::string error =
-        exchange.check->verifyInPlace(pool_[exchange.buffer].sendHalf(), env_.rank());
+        exchange.check->verifyInPlace(state_.pool_[exchange.buffer].sendHalf(), state_.env_.rank());
     if (!error.empty())
     {
-        failCheck(exchange, "halo check mode:" + error, where);
+        fail(exchange, "halo check mode:" + error, where);
     }
 }
 
-void CommunicatorState::failCheck(
+void CheckMode::fail(
     Exchange& exchange, const std::string& error, const std::source_location& where
 )
 {
@@ -215,14 +224,76 @@ void CommunicatorState::failCheck(
     const std::string& name = exchange.key.name();
     // the peers' messages of other keys are taken (their senders complete), this rank's
     // receives nobody sends are cancelled, every other message completes
-    const std::span<const char> cancel = check.drainOthers(env_.comm(), name);
-    const bool settled = settle(exchange, cancel, check.finishHeaders(name), where);
+    const std::span<const char> cancel = check.drainOthers(state_.env_.comm(), name);
+    const bool settled = state_.settle(exchange, cancel, check.finishHeaders(name), where);
     const Error raised(error, where);
-    if (!noticed_) // a peer's notice found this mismatch: the peers know already
+    if (!state_.notices_.raised()) // a peer's notice found this mismatch: the peers know already
     {
-        notifyPeers(exchange, raised.what(), false, settled); // drained: nothing stale is left
+        state_.notifyPeers(
+            exchange, raised.what(), false, settled
+        ); // drained: nothing stale is left
     }
     throw raised;
+}
+
+void CheckMode::pump(MPI_Comm comm, int tag, const std::source_location& where)
+{
+    Arrival arrival;
+    receiveWaiting(
+        comm,
+        tag,
+        &arrival.header,
+        sizeof(CheckHeader),
+        [&](int source)
+        {
+            arrival.source = source;
+            if (arrival.header.comm == id_) // else meant for a freed Communicator
+            {
+                arrived_.push_back(arrival);
+            }
+        },
+        where
+    );
+}
+
+bool CheckMode::take(int source, std::uint64_t key, CheckHeader& out)
+{
+    return takeIf(out, [&](const Arrival& a) { return a.source == source && a.header.key == key; });
+}
+
+bool CheckMode::takeOther(int source, std::uint64_t key, CheckHeader& out)
+{
+    return takeIf(out, [&](const Arrival& a) { return a.source == source && a.header.key != key; });
+}
+
+bool CheckMode::takeIf(CheckHeader& out, const std::function<bool(const Arrival&)>& match)
+{
+    const auto it = std::find_if(arrived_.begin(), arrived_.end(), match);
+    if (it == arrived_.end())
+    {
+        return false;
+    }
+    out = it->header;
+    arrived_.erase(it);
+    return true;
+}
+
+std::string CheckMode::describe(int source) const
+{
+    std::string text;
+    for (const Arrival& a : arrived_)
+    {
+        if (a.source != source)
+        {
+            continue;
+        }
+        text.append(text.empty() ? "" : "; ")
+            .append("started key '")
+            .append(headerText(a.header.keyName))
+            .append("' at ")
+            .append(headerText(a.header.site));
+    }
+    return text;
 }
 
 } // namespace fieldsync::halo

@@ -1,10 +1,18 @@
 # fieldsync_add_mpi_test(<name> SOURCES ... [RANKS 1 2 3 4] [TIMEOUT s] [LIBRARIES ...]
-#                        [ENVIRONMENT VAR=value ...])
+#                        [ENVIRONMENT VAR=value ...] [ARGS <Catch2 test spec>] [OWN_PROGRAM])
 #
-# Builds one Catch2 test executable and registers it with CTest once per rank count, as
-# <name>.np<N>, each run under mpiexec with a time-out. More ranks than cores is allowed
-# (Open MPI gets --oversubscribe; MPICH's hydra allows it already). Each test reserves N
-# processors, so `ctest -j` never runs more ranks at once than it was given.
+# Registers the Catch2 test <name> with CTest once per rank count, as <name>.np<N>, each run
+# under mpiexec with a time-out. More ranks than cores is allowed (Open MPI gets --oversubscribe;
+# MPICH's hydra allows it already). Each test reserves N processors, so `ctest -j` never runs
+# more ranks at once than it was given.
+#
+# Where the directory sets FIELDSYNC_TEST_PROGRAM (one program per layer: test/mpi/ sets
+# test_mpi), SOURCES join that program, and each run selects the test cases of its own files
+# with Catch2's file-name tags (`--filenames-as-tags "[#file]~[.],..."`; a run that selects none
+# fails): one link per layer instead of one per test, the same CTest entries. ARGS (one Catch2
+# test spec term, such as "~[check]") narrows the selection per file. OWN_PROGRAM builds <name>
+# as a program of its own: for tests that replace the global operator new, wrap MPI through its
+# profiling interface, or need flags of their own.
 
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _fs_mpiexec_version
     ERROR_VARIABLE _fs_mpiexec_version RESULT_VARIABLE _fs_rc)
@@ -59,26 +67,82 @@ function(fieldsync_mpiexec_command out n exe)
         ${FIELDSYNC_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS} ${exe} ${MPIEXEC_POSTFLAGS} ${ARGN} PARENT_SCOPE)
 endfunction()
 
+# fieldsync_test_program(<program>): the test program of a layer, made on first use.
+function(fieldsync_test_program program)
+    if(TARGET ${program})
+        return()
+    endif()
+    add_executable(${program})
+    target_link_libraries(${program} PRIVATE fieldsync_test_main fieldsync_warnings)
+    fieldsync_use_pch(${program} fieldsync_test_pch)
+endfunction()
+
 function(fieldsync_add_mpi_test name)
-    cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;RANKS;LIBRARIES;ENVIRONMENT;ARGS" ${ARGN})
+    cmake_parse_arguments(ARG "OWN_PROGRAM" "TIMEOUT" "SOURCES;RANKS;LIBRARIES;ENVIRONMENT;ARGS"
+        ${ARGN})
     if(NOT ARG_RANKS)
         set(ARG_RANKS 1 2 3 4)
     endif()
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 180)
     endif()
-    add_executable(${name} ${ARG_SOURCES})
-    target_link_libraries(${name} PRIVATE fieldsync_test_main fieldsync_warnings ${ARG_LIBRARIES})
-    fieldsync_use_pch(${name} fieldsync_test_pch)
+    if(FIELDSYNC_TEST_PROGRAM AND NOT ARG_OWN_PROGRAM)
+        fieldsync_test_program(${FIELDSYNC_TEST_PROGRAM})
+        target_sources(${FIELDSYNC_TEST_PROGRAM} PRIVATE ${ARG_SOURCES})
+        target_link_libraries(${FIELDSYNC_TEST_PROGRAM} PRIVATE ${ARG_LIBRARIES})
+        set(files)
+        foreach(source IN LISTS ARG_SOURCES)
+            get_filename_component(file ${source} NAME_WE)
+            list(APPEND files ${file})
+        endforeach()
+        set_property(GLOBAL PROPERTY FIELDSYNC_TEST_PROGRAM_${name} ${FIELDSYNC_TEST_PROGRAM})
+        set_property(GLOBAL PROPERTY FIELDSYNC_TEST_FILES_${name} ${files})
+    else()
+        add_executable(${name} ${ARG_SOURCES})
+        target_link_libraries(${name} PRIVATE fieldsync_test_main fieldsync_warnings
+            ${ARG_LIBRARIES})
+        fieldsync_use_pch(${name} fieldsync_test_pch)
+    endif()
+    fieldsync_test_invocation(run ${name} SPEC ${ARG_ARGS})
     fieldsync_test_ranks(ARG_RANKS ${ARG_RANKS})
     foreach(n IN LISTS ARG_RANKS)
-        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}> ${ARG_ARGS})
+        fieldsync_mpiexec_command(cmd ${n} ${run})
         add_test(NAME ${name}.np${n} COMMAND ${cmd})
         set_tests_properties(${name}.np${n} PROPERTIES
             TIMEOUT ${ARG_TIMEOUT}
             PROCESSORS ${n}
             ENVIRONMENT "${FIELDSYNC_TEST_ENVIRONMENT};${ARG_ENVIRONMENT}")
     endforeach()
+endfunction()
+
+# fieldsync_test_invocation(<out-var> <name> [SPEC <Catch2 test spec>]): the program and its
+# arguments that run test <name> of fieldsync_add_mpi_test (for commands of one's own, such as
+# valgrind's): its own program, or its layer's program with the filter of its files; SPEC
+# narrows it (in a layer's program: one term, joined to each file's).
+function(fieldsync_test_invocation out name)
+    cmake_parse_arguments(ARG "" "" "SPEC" ${ARGN})
+    get_property(program GLOBAL PROPERTY FIELDSYNC_TEST_PROGRAM_${name})
+    if(NOT program)
+        set(${out} $<TARGET_FILE:${name}> ${ARG_SPEC} PARENT_SCOPE)
+        return()
+    endif()
+    list(LENGTH ARG_SPEC terms)
+    if(terms GREATER 1)
+        message(FATAL_ERROR "test ${name}: ARGS in a layer's program is one Catch2 test spec term")
+    endif()
+    get_property(files GLOBAL PROPERTY FIELDSYNC_TEST_FILES_${name})
+    set(filter)
+    foreach(file IN LISTS files)
+        if(ARG_SPEC)
+            list(APPEND filter "[#${file}]${ARG_SPEC}")
+        else()
+            list(APPEND filter "[#${file}]~[.]") # hidden test cases stay hidden
+        endif()
+    endforeach()
+    list(JOIN filter "," filter)
+    # --warn NoTests: a filter that selects nothing fails (Catch2 would pass it)
+    set(${out} $<TARGET_FILE:${program}> --filenames-as-tags --warn NoTests ${filter}
+        PARENT_SCOPE)
 endfunction()
 
 # fieldsync_add_exit_test(<test> <target> RANKS n [ENVIRONMENT VAR=value ...] PASS regex
@@ -105,9 +169,9 @@ endfunction()
 # fieldsync_add_mpi_test_variant(<name> <variant> [RANKS ...] [TIMEOUT s] [ENVIRONMENT VAR=value ...]
 #                                [ARGS arg ...])
 #
-# Runs the test executable <name> again, as <name>.<variant>.np<N>, with extra environment
-# variables (and test arguments, such as a Catch tag): a test parameter (a back end, forced
-# staging) without a copy of the tests.
+# Runs the test <name> again, as <name>.<variant>.np<N>, with extra environment variables (and
+# a Catch2 test spec, such as a tag): a test parameter (a back end, forced staging) without a
+# copy of the tests.
 function(fieldsync_add_mpi_test_variant name variant)
     cmake_parse_arguments(ARG "" "TIMEOUT" "RANKS;ENVIRONMENT;ARGS" ${ARGN})
     if(NOT ARG_RANKS)
@@ -116,9 +180,10 @@ function(fieldsync_add_mpi_test_variant name variant)
     if(NOT ARG_TIMEOUT)
         set(ARG_TIMEOUT 180)
     endif()
+    fieldsync_test_invocation(run ${name} SPEC ${ARG_ARGS})
     fieldsync_test_ranks(ARG_RANKS ${ARG_RANKS})
     foreach(n IN LISTS ARG_RANKS)
-        fieldsync_mpiexec_command(cmd ${n} $<TARGET_FILE:${name}> ${ARG_ARGS})
+        fieldsync_mpiexec_command(cmd ${n} ${run})
         add_test(NAME ${name}.${variant}.np${n} COMMAND ${cmd})
         set_tests_properties(${name}.${variant}.np${n} PROPERTIES
             TIMEOUT ${ARG_TIMEOUT}

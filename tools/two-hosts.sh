@@ -17,9 +17,10 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-hierarchy_cases=()
+# the mpi layer's tests are one program (test_mpi); a file's test cases are selected by its tag
+hierarchy_cases=("[#communicatorHierarchy]~[.]")
 if [[ ${1:-} == --quick ]]; then
-    hierarchy_cases=("[nodes]")
+    hierarchy_cases=("[#communicatorHierarchy][nodes]")
     shift
 fi
 build=$(cd "${1:-${root}/build/release}" && pwd)
@@ -31,12 +32,10 @@ total=${FIELDSYNC_TWO_HOSTS_TIMEOUT:-600} # seconds for the whole script, waits 
 deadline=$((SECONDS + total))
 mpiexec=${MPIEXEC:-mpiexec} # Open MPI's
 
-for exe in test/mpi/test_communicator_hierarchy test/mpi/test_mpi_environment \
-    examples/heat/fieldsync-heat; do
+for exe in test/mpi/test_mpi examples/heat/fieldsync-heat; do
     if [[ ! -x ${build}/${exe} ]]; then
         echo "two-hosts: ${build}/${exe} is missing; build it first:" >&2
-        echo "  cmake --build ${build} --target test_communicator_hierarchy" \
-            "test_mpi_environment fieldsync-heat" >&2
+        echo "  cmake --build ${build} --target test_mpi fieldsync-heat" >&2
         exit 1
     fi
 done
@@ -179,9 +178,9 @@ mpirun_across sh -c 'echo "rank ${OMPI_COMM_WORLD_RANK}: host $(hostname)," \
 "local rank ${OMPI_COMM_WORLD_LOCAL_RANK} of ${OMPI_COMM_WORLD_LOCAL_SIZE}"' >"${work}/ranks.txt"
 sort "${work}/ranks.txt"
 echo "== test_communicator_hierarchy (node level against the host names)"
-mpirun_across "${build}/test/mpi/test_communicator_hierarchy" "${hierarchy_cases[@]}"
+mpirun_across "${build}/test/mpi/test_mpi" --filenames-as-tags --warn NoTests "${hierarchy_cases[@]}"
 echo "== test_mpi_environment (splitShared against the host names)"
-mpirun_across "${build}/test/mpi/test_mpi_environment"
+mpirun_across "${build}/test/mpi/test_mpi" --filenames-as-tags --warn NoTests "[#environment]~[.]"
 echo "== fieldsync-heat on 4 ranks across the hosts, verified against the serial run"
 mpirun_across "${build}/examples/heat/fieldsync-heat" --nx 40 --ny 40 --steps 50 \
     >"${work}/heat.txt"

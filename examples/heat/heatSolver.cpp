@@ -403,12 +403,6 @@ std::vector<double> HeatSolver::ownedValues() const
 
 namespace
 {
-/** @brief Number of MPI ranks as a size. */
-std::size_t ranks(const mpi::MPIEnvironment& env)
-{
-    return static_cast<std::size_t>(env.sizeRank());
-}
-
 /** @brief Collective: the partition's edge cut (global) and imbalance, from the layout. */
 void partitionQuality(const mpi::MPIEnvironment& env, DistributedRun& result)
 {
@@ -434,7 +428,7 @@ std::vector<double>
 gatherField(const mpi::MPIEnvironment& env, const DistributedRun& result, GlobalIndex nCells)
 {
     const int nOwned { static_cast<int>(result.owned.size()) };
-    std::vector<int> counts(env.rank() == 0 ? ranks(env) : 0);
+    std::vector<int> counts(env.rank() == 0 ? rankCount(env) : 0);
     FIELDSYNC_MPI(MPI_Gather(&nOwned, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, env.comm()));
     std::vector<int> displs(counts.size(), 0);
     for (std::size_t r { 1 }; r < counts.size(); ++r)

@@ -23,12 +23,6 @@ namespace fieldsync::heat
 
 namespace
 {
-/** @brief Number of MPI ranks as a size. */
-std::size_t ranks(const mpi::MPIEnvironment& env)
-{
-    return static_cast<std::size_t>(env.sizeRank());
-}
-
 /**
  * @brief Collective, the METIS path for small meshes: the slabs' graphs are gathered on rank 0
  * (ids are contiguous slabs in rank order, so rank order is id order), partitioned there, and
@@ -39,8 +33,8 @@ std::vector<int> metisParts(const mpi::MPIEnvironment& env, const CellGraph& sla
     const bool root { env.rank() == 0 };
     const int nCells { static_cast<int>(slab.nCells()) };
     const int nAdjacency { static_cast<int>(slab.adjacency().size()) };
-    std::vector<int> cellCounts(root ? ranks(env) : 0);
-    std::vector<int> adjacencyCounts(root ? ranks(env) : 0);
+    std::vector<int> cellCounts(root ? rankCount(env) : 0);
+    std::vector<int> adjacencyCounts(root ? rankCount(env) : 0);
     FIELDSYNC_MPI(MPI_Gather(&nCells, 1, MPI_INT, cellCounts.data(), 1, MPI_INT, 0, env.comm()));
     FIELDSYNC_MPI(
         MPI_Gather(&nAdjacency, 1, MPI_INT, adjacencyCounts.data(), 1, MPI_INT, 0, env.comm())

@@ -6,8 +6,16 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/haloLayout.hpp"
 
+#include <cstddef>
+
 namespace fieldsync::heat
 {
+
+/** @brief The number of ranks of @p env as a size (one entry per rank in a vector). */
+inline std::size_t rankCount(const mpi::MPIEnvironment& env)
+{
+    return static_cast<std::size_t>(env.sizeRank());
+}
 
 /** @brief How the cells are split over the ranks. */
 enum class PartitionerKind

@@ -228,7 +228,7 @@ private:
             {
                 failStatuses(name, code, together, where);
             }
-            detail::checkMpi(code, "MPI_Testall", where);
+            fieldsync::detail::checkMpi(code, "MPI_Testall", where);
         }
         if (flag == 0)
         {

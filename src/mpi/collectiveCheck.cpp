@@ -23,7 +23,7 @@ namespace
 {
 
 /** The fields of one rank's signature, in the order disagreements are reported. */
-enum Field : std::size_t
+enum SignatureField : std::size_t
 {
     LocalError, /**< 1 when this rank's own checks failed */
     KindField,  /**< Kind, times 2, plus 1 for the blocking form */
@@ -138,7 +138,7 @@ Signature signatureOf(const Engine& e, bool localError)
 }
 
 /** One field's value of rank @p r, as a message shows it. */
-std::string shown(Field field, const Signature& s)
+std::string shown(SignatureField field, const Signature& s)
 {
     switch (field)
     {
@@ -157,7 +157,7 @@ std::string shown(Field field, const Signature& s)
     }
 }
 
-const char* fieldName(Field field)
+const char* fieldName(SignatureField field)
 {
     switch (field)
     {
@@ -196,7 +196,7 @@ std::size_t referenceRank(const Engine& e, const std::vector<Signature>& all)
 }
 
 /** The first field in which some rank differs from @p reference, or FieldCount. */
-Field firstDisagreement(const std::vector<Signature>& all, std::size_t reference)
+SignatureField firstDisagreement(const std::vector<Signature>& all, std::size_t reference)
 {
     for (std::size_t f = KindField; f < Own; ++f)
     {
@@ -204,7 +204,7 @@ Field firstDisagreement(const std::vector<Signature>& all, std::size_t reference
         {
             if (s[f] != all[reference][f])
             {
-                return static_cast<Field>(f);
+                return static_cast<SignatureField>(f);
             }
         }
     }
@@ -212,7 +212,8 @@ Field firstDisagreement(const std::vector<Signature>& all, std::size_t reference
 }
 
 /** "ranks passed different roots (check mode): rank 1 passed 1, rank 0 passed 0". */
-std::string disagreement(const std::vector<Signature>& all, std::size_t reference, Field field)
+std::string
+disagreement(const std::vector<Signature>& all, std::size_t reference, SignatureField field)
 {
     // append() throughout: GCC 12 warns (-Wrestrict, a false positive) on operator+ chains here
     std::string text { "ranks passed different " };
@@ -353,7 +354,7 @@ void checkAgreement(const Engine& e, const std::exception_ptr& localFailure)
     const std::vector<Signature> all = gatherSignatures(e, mine);
     reportLocalFailures(e, all, localFailure);
     const std::size_t reference = referenceRank(e, all);
-    const Field field = firstDisagreement(all, reference);
+    const SignatureField field = firstDisagreement(all, reference);
     if (field != FieldCount)
     {
         e.fail(disagreement(all, reference, field));

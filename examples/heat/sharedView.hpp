@@ -1,22 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
+#include "heatSolver.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <span>
 #include <string>
-#include <type_traits>
 
 namespace fieldsync::heat
 {
-
-/**
- * @brief Whether a view in the default memory space can be host memory that the caller holds:
- * the kernels run on the host.
- */
-inline constexpr bool viewsShareHostMemory {
-    std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>
-};
 
 /**
  * @brief @p values (an array of a MeshPiece) as a read-only view in the default memory space:
@@ -29,7 +22,7 @@ template<class T>
     const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
         values.data(), values.size()
     );
-    if constexpr (viewsShareHostMemory)
+    if constexpr (kernelsOnHost) // their views are host memory
     {
         (void)name;
         return host;

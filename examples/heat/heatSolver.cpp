@@ -19,6 +19,7 @@
 #include <array>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -617,16 +618,15 @@ double rebalance(
 
 /**
  * @brief The steps a rebalance's gain is predicted over: options.load.horizon, or by default
- * those in which the disc moves by its radius (from x = 0.1 to 0.9 over the run); never more
- * than the @p remaining steps of the run (a gain after its end is none).
+ * those in which the disc moves by its radius (from x = 0.1 to 0.9 over the run), which the
+ * trigger extends while the imbalance persists; decide() caps it at the steps left in the run
+ * (a gain after its end is none).
  */
-int horizonSteps(const HeatOptions& options, int remaining)
+int horizonSteps(const HeatOptions& options)
 {
     const LoadOptions& load { options.load };
-    const int horizon { load.horizon > 0
-                            ? load.horizon
-                            : std::max(1, static_cast<int>(options.steps * load.radius / 0.8)) };
-    return std::min(horizon, remaining);
+    return load.horizon > 0 ? load.horizon
+                            : std::max(1, static_cast<int>(options.steps * load.radius / 0.8));
 }
 
 /** @brief Prints (rank 0, verbose) one interval's imbalance and the decision, if one was made. */
@@ -652,9 +652,10 @@ void printInterval(
     if (decision != nullptr)
     {
         std::printf(
-            "; gain %.3g s over %d steps against the %s cost %.3g s: %s",
+            "; gain %.3g s over %d steps (imbalance lasted %d) against the %s cost %.3g s: %s",
             decision->gainSeconds,
             decision->horizon,
+            decision->persistedSteps,
             decision->measuredCost ? "measured" : "estimated",
             decision->costSeconds,
             decision->rebalance ? "rebalance" : "keep"
@@ -667,14 +668,15 @@ void printInterval(
  * @brief Collective: the time loop in intervals of options.load.interval steps (one interval
  * without a load or rebalancing); each interval sets the moving load and measures each rank's
  * work, and with options.load.rebalance a partition::RebalanceTrigger decides whether a
- * rebalance pays (its first cost estimate: @p setUpSeconds, unless the options give one). The
+ * rebalance pays (its first cost estimate: @p repeatedSeconds, the set-up steps a rebalance
+ * repeats, unless the options give one). The
  * rebalances' cost is part of the loop's time.
  */
 HeatStats runIntervals(
     const mpi::MPIEnvironment& env,
     const MeshSource& source,
     const HeatOptions& options,
-    double setUpSeconds,
+    double repeatedSeconds,
     DistributedRun& result,
     RankState& state
 )
@@ -685,7 +687,9 @@ HeatStats runIntervals(
     HeatStats total;
     LoadModel model { load.subStepWeight };
     partition::RebalanceTrigger trigger(
-        env, { .costEstimate = load.costEstimate >= 0.0 ? load.costEstimate : setUpSeconds }
+        env,
+        { .costEstimate = load.costEstimate >= 0.0 ? load.costEstimate : repeatedSeconds,
+          .extendWhilePersisting = load.horizon == 0 }
     );
     double paid { -1.0 };         // what the last rebalance cost, until the next interval reports
     double slowestBefore { 0.0 }; // the slowest rank's compute per step before it
@@ -712,7 +716,7 @@ HeatStats runIntervals(
         const int remaining { options.steps - (first + part.steps - 1) };
         const std::optional<partition::RebalanceDecision> decision {
             load.rebalance && remaining > 0
-                ? std::optional { trigger.decide(horizonSteps(options, remaining)) }
+                ? std::optional { trigger.decide(horizonSteps(options), remaining) }
                 : std::nullopt
         };
         if (intervals)
@@ -765,15 +769,27 @@ DistributedRun solveDistributed(
     PartitionedMesh mesh { partitionMesh(env, source, options.partitioner) };
     result.piece = std::move(mesh.piece);
     result.layout = std::move(mesh.layout);
+    const auto solverStart = Clock::now();
     RankState state { halo::Communicator(env, result.layout.sendMap(), result.layout.receiveMap()),
                       std::make_unique<HeatSolver>(result.piece, result.layout) };
-    // the set-up (partition, cells, halo, solver) predicts a rebalance's cost until one is made
-    double setUp { seconds(setUpStart) };
-    mpi::allReduce(setUp, mpi::ReduceOp::Max, env.comm());
+    // the set-up steps a rebalance repeats (moving ids to their owners, the owned cells, the
+    // halo, the Communicator and the solver) predict its cost until one is made; the slab and
+    // its partition are left out: a rebalance's own partition replaces them
+    std::array<double, 2> setUp { seconds(setUpStart),
+                                  mesh.repeatedSeconds + seconds(solverStart) };
+    mpi::allReduce(std::span<double>(setUp), mpi::ReduceOp::Max, env.comm());
+    if (options.verbose && env.rank() == 0)
+    {
+        std::printf(
+            "set-up %.3f s, of which a rebalance repeats %.3f s (its first cost estimate)\n",
+            setUp[0],
+            setUp[1]
+        );
+    }
     double dt { state.solver->localStableTimeStep() };
     mpi::allReduce(dt, mpi::ReduceOp::Min, env.comm());
     result.dt = options.cfl * dt;
-    result.stats = runIntervals(env, source, options, setUp, result, state);
+    result.stats = runIntervals(env, source, options, setUp[1], result, state);
     partitionQuality(env, result); // of the final partition (after any rebalancing)
     if (!options.statsFile.empty())
     {

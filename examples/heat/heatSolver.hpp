@@ -62,10 +62,14 @@ struct LoadOptions
     bool rebalance { false }; /**< rebalance when partition::RebalanceTrigger says it pays */
     /**
      * @brief Steps the gain of a rebalance is predicted over (0: the steps in which the disc
-     * moves by its radius, after which the balance a rebalance bought is gone).
+     * moves by its radius, extended while the imbalance persists:
+     * partition::RebalanceTriggerOptions::extendWhilePersisting).
      */
     int horizon { 0 };
-    /** @brief The cost of a rebalance before one is measured, seconds (< 0: the run's set-up). */
+    /**
+     * @brief The cost of a rebalance before one is measured, seconds (< 0: the time of the
+     * set-up steps a rebalance repeats: moving the ids, the owned cells, the halo, the solver).
+     */
     double costEstimate { -1.0 };
     partition::RebalanceMethod method { partition::RebalanceMethod::Hsfc }; /**< Zoltan method */
     /**

@@ -73,15 +73,15 @@ void declareLoadOptions(CLI::App& app, Arguments& a)
            "--rebalance-horizon",
            load.horizon,
            "steps the gain of a rebalance is predicted over (0: those in which the disc moves by "
-           "its radius)"
+           "its radius, extended while the imbalance persists)"
     )
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     app.add_option(
            "--rebalance-cost",
            load.costEstimate,
-           "predicted cost of a rebalance until one is measured, seconds (< 0: the run's own "
-           "set-up time)"
+           "predicted cost of a rebalance until one is measured, seconds (< 0: the time of the "
+           "set-up steps a rebalance repeats)"
     )
         ->capture_default_str();
     app.add_option(

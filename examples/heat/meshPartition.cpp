@@ -14,6 +14,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <numeric>
 #include <vector>
@@ -185,10 +186,12 @@ std::vector<GlobalIndex> redistribute(
 PartitionedMesh
 partitionMesh(const mpi::MPIEnvironment& env, const MeshSource& source, PartitionerKind partitioner)
 {
+    using Clock = std::chrono::steady_clock;
     PartitionedMesh mesh;
     // 1. each rank makes its slab (only the graph is kept), 2. the slabs are partitioned,
     // 3. each rank makes the cells it now owns; the slab's ids, graph and parts, and the owned
     // ids, are freed before the next step (doc/notes/scaling.md, "Memory per cell")
+    Clock::time_point repeated {};
     mesh.piece = source.piece(
         [&]
         {
@@ -197,11 +200,13 @@ partitionMesh(const mpi::MPIEnvironment& env, const MeshSource& source, Partitio
             std::iota(slabIds.begin(), slabIds.end(), begin);
             const CellGraph slab { source.piece(slabIds).graph() };
             const std::vector<int> parts { slabParts(env, slab, partitioner) };
+            repeated = Clock::now(); // a rebalance repeats what follows
             return redistribute(env, slabIds, parts);
         }()
     );
     // 4. the distributed halo: owners found through the directory, neighbours through NBX
     mesh.layout = partition::HaloBuilder(env, 1).build(mesh.piece.graph());
+    mesh.repeatedSeconds = std::chrono::duration<double>(Clock::now() - repeated).count();
     return mesh;
 }
 

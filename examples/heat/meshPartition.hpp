@@ -30,6 +30,12 @@ struct PartitionedMesh
 {
     MeshPiece piece;              /**< the owned cells with their geometry */
     partition::HaloLayout layout; /**< owned cells (as piece) then ghosts, and the halo maps */
+    /**
+     * @brief This rank's time in the steps a rebalance repeats, seconds: moving the ids to
+     * their owners, making the owned cells and building the halo (not the slab or its
+     * partition, which a rebalance replaces with its own).
+     */
+    double repeatedSeconds { 0.0 };
 };
 
 /**

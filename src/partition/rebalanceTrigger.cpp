@@ -5,6 +5,7 @@
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <ctime>
@@ -32,8 +33,10 @@ enum Slot : std::size_t
     CostEstimate,   /**< largest caller's estimate, ns */
     Horizon,        /**< largest horizon passed */
     MinusHorizon,   /**< minus the smallest horizon passed */
+    Limit,          /**< largest limit passed */
+    MinusLimit,     /**< minus the smallest limit passed */
     NoInterval,     /**< highest rank with no recorded interval (-1: none) */
-    NegativeHorizon /**< highest rank that passed a horizon < 0 (-1: none) */
+    NegativeHorizon /**< highest rank that passed a horizon or a limit < 0 (-1: none) */
 };
 constexpr std::size_t nSlots { NegativeHorizon + 1 };
 
@@ -48,14 +51,16 @@ std::string badAgreed(const std::array<std::int64_t, nSlots>& m)
     if (m[NegativeHorizon] >= 0)
     {
         return "RebalanceTrigger::decide: rank " + std::to_string(m[NegativeHorizon]) +
-               " passed a horizon < 0";
+               " passed a horizon or a limit < 0";
     }
-    if (m[MaxSteps] != -m[MinusMinSteps] || m[Horizon] != -m[MinusHorizon])
+    if (m[MaxSteps] != -m[MinusMinSteps] || m[Horizon] != -m[MinusHorizon] ||
+        m[Limit] != -m[MinusLimit])
     {
         return "RebalanceTrigger::decide: the ranks disagree: steps recorded " +
                std::to_string(-m[MinusMinSteps]) + " to " + std::to_string(m[MaxSteps]) +
                ", horizon " + std::to_string(-m[MinusHorizon]) + " to " +
-               std::to_string(m[Horizon]);
+               std::to_string(m[Horizon]) + ", limit " + std::to_string(-m[MinusLimit]) + " to " +
+               std::to_string(m[Limit]);
     }
     return {};
 }
@@ -91,7 +96,7 @@ void RebalanceTrigger::addInterval(double workSeconds, int steps, std::source_lo
     }
 }
 
-RebalanceDecision RebalanceTrigger::decide(int horizon, std::source_location where)
+RebalanceDecision RebalanceTrigger::decide(int horizon, int limit, std::source_location where)
 {
     std::int64_t work { 0 };
     std::int64_t steps { 0 };
@@ -110,8 +115,10 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, std::source_location whe
                                          toNanoseconds(options_.costEstimate),
                                          horizon,
                                          -static_cast<std::int64_t>(horizon),
+                                         limit,
+                                         -static_cast<std::int64_t>(limit),
                                          intervals_.empty() ? rank : -1,
-                                         horizon < 0 ? rank : -1 };
+                                         horizon < 0 || limit < 0 ? rank : -1 };
     std::int64_t sumWork { work };
     mpi::allReduce(std::span<std::int64_t>(m), mpi::ReduceOp::Max, env_.comm(), {}, where);
     mpi::allReduce(sumWork, mpi::ReduceOp::Sum, env_.comm(), {}, where);
@@ -128,8 +135,27 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, std::source_location whe
     };
     d.maxPerStep = perStep(static_cast<double>(m[MaxWork]));
     d.meanPerStep = perStep(static_cast<double>(sumWork) / env_.sizeRank());
-    d.horizon = static_cast<int>(m[Horizon] > 0 ? m[Horizon] : m[LastSteps]);
-    d.gainSeconds = (d.maxPerStep - d.meanPerStep) * d.horizon;
+    const double imbalance { d.maxPerStep - d.meanPerStep };
+    imbalances_.emplace_back(imbalance, m[LastSteps]);
+    std::int64_t persisted { 0 };
+    for (auto i { imbalances_.rbegin() };
+         i != imbalances_.rend() && imbalance > 0.0 && i->first >= 0.5 * imbalance;
+         ++i)
+    {
+        persisted += i->second;
+    }
+    d.persistedSteps = static_cast<int>(persisted);
+    std::int64_t over { m[Horizon] > 0 ? m[Horizon] : m[LastSteps] };
+    if (options_.extendWhilePersisting)
+    {
+        over = std::max(over, persisted);
+    }
+    if (m[Limit] > 0)
+    {
+        over = std::min(over, m[Limit]);
+    }
+    d.horizon = static_cast<int>(over);
+    d.gainSeconds = imbalance * d.horizon;
     d.measuredCost = m[MeasuredCost] >= 0;
     d.costSeconds = static_cast<double>(d.measuredCost ? m[MeasuredCost] : m[CostEstimate]) * 1e-9;
     d.rebalance = d.gainSeconds > d.costSeconds;
@@ -137,12 +163,13 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, std::source_location whe
     {
         logger().info(
             "RebalanceTrigger: {} (gain {:.4g} s = (max {:.4g} - mean {:.4g} s per step) x {} "
-            "steps, against a {} cost {:.4g} s)",
+            "steps (the imbalance has lasted {}), against a {} cost {:.4g} s)",
             d.rebalance ? "rebalance" : "keep the partition",
             d.gainSeconds,
             d.maxPerStep,
             d.meanPerStep,
             d.horizon,
+            d.persistedSteps,
             d.measuredCost ? "measured" : "estimated",
             d.costSeconds
         );
@@ -159,6 +186,7 @@ void RebalanceTrigger::rebalanced(double seconds, std::source_location where)
     );
     costNanoseconds_ = toNanoseconds(seconds);
     intervals_.clear();
+    imbalances_.clear();
 }
 
 double RebalanceTrigger::threadCpuSeconds() noexcept

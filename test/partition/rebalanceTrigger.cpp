@@ -10,6 +10,7 @@
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/partition/rebalanceTrigger.hpp"
 
+#include <algorithm>
 #include <span>
 #include <string>
 
@@ -98,6 +99,55 @@ TEST_CASE("RebalanceTrigger: ranks with different inputs all take the same decis
     // by hand: max 0.3p ms per step, mean 0.15 (p + 1) ms, gain (0.15p - 0.15) ms x 1000
     CHECK(after.gainSeconds == Approx(0.15 * (p - 1)).margin(1e-12));
     CHECK(after.rebalance == (p > 2)); // 0.15 s (2 ranks) does not exceed 0.25 s
+}
+
+TEST_CASE("RebalanceTrigger: the horizon extends while the imbalance persists, up to the limit")
+{
+    const mpi::MPIEnvironment env;
+    const int p { env.sizeRank() };
+    // rank 0 works 3 ms per step, the others 1 ms, over intervals of 40 steps: max - mean is
+    // 3 - (3 + (p - 1)) / p = 2 (p - 1) / p ms per step, by hand
+    const double imbalance { 0.002 * (p - 1) / p };
+    const double work { env.rank() == 0 ? 0.12 : 0.04 };
+    RebalanceTrigger trigger(env, { .costEstimate = 1.0, .extendWhilePersisting = true });
+    for (int i { 1 }; i <= 4; ++i)
+    {
+        trigger.addInterval(work, 40);
+        const RebalanceDecision d { trigger.decide(100) };
+        CHECK(agreed(d, env));
+        // 40 i steps of imbalance so far: the horizon is at least that many steps
+        CHECK(d.persistedSteps == (p > 1 ? 40 * i : 0));
+        CHECK(d.horizon == (p > 1 ? std::max(100, 40 * i) : 100));
+        CHECK(d.gainSeconds == Approx(imbalance * d.horizon).margin(1e-12));
+    }
+    // a limit (the steps left) caps the extended horizon
+    trigger.addInterval(work, 40);
+    const RebalanceDecision capped { trigger.decide(100, 150) };
+    CHECK(capped.horizon == (p > 1 ? 150 : 100));
+    // an interval with a quarter of the imbalance: the earlier ones (4 times it) still count,
+    // an interval with 4 times the imbalance: the earlier ones (a quarter) do not
+    trigger.addInterval(env.rank() == 0 ? 0.06 : 0.04, 40); // 1.5 ms against 1 ms
+    CHECK(trigger.decide(100).persistedSteps == (p > 1 ? 240 : 0));
+    trigger.addInterval(env.rank() == 0 ? 0.12 : 0.04, 40);
+    CHECK(trigger.decide(100).persistedSteps == (p > 1 ? 40 : 0));
+    // a rebalance forgets the history
+    trigger.rebalanced(0.5);
+    trigger.addInterval(work, 40);
+    CHECK(trigger.decide(100).persistedSteps == (p > 1 ? 40 : 0));
+    // without the option the horizon stays the one given
+    RebalanceTrigger fixed(env, { .costEstimate = 1.0 });
+    for (int i { 1 }; i <= 4; ++i)
+    {
+        fixed.addInterval(work, 40);
+        CHECK(fixed.decide(100).horizon == 100);
+    }
+    if (p > 1)
+    {
+        REQUIRE_THROWS_WITH(
+            (void)fixed.decide(100, env.rank() == 0 ? 10 : 20), Catch::Contains("limit 10 to 20")
+        );
+    }
+    REQUIRE_THROWS_WITH((void)fixed.decide(100, -1), Catch::Contains("a horizon or a limit < 0"));
 }
 
 TEST_CASE("RebalanceTrigger errors: a rank with no interval or other steps is named everywhere")

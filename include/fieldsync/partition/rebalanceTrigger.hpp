@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <deque>
 #include <source_location>
+#include <utility>
+#include <vector>
 
 namespace fieldsync::partition
 {
@@ -19,6 +21,13 @@ struct RebalanceTriggerOptions
      */
     double costEstimate { 0.0 };
     int window { 1 }; /**< intervals of measured work the prediction averages (the last ones) */
+    /**
+     * @brief Extend the horizon while the imbalance persists: an imbalance that has lasted T
+     * steps is predicted to last T more, so decide()'s horizon becomes at least T, where T
+     * counts the steps of the latest intervals (since the start or the last rebalance) over
+     * which the imbalance (max - mean work per step) stayed at least half its current value.
+     */
+    bool extendWhilePersisting { false };
 };
 
 /** @brief One decision of a RebalanceTrigger, taken or not (the same on every rank). */
@@ -30,6 +39,7 @@ struct RebalanceDecision
     double maxPerStep { 0.0 };   /**< the most loaded rank's work per step, seconds */
     double meanPerStep { 0.0 };  /**< the mean over ranks of the work per step, seconds */
     int horizon { 0 };           /**< steps the gain is predicted over */
+    int persistedSteps { 0 };    /**< steps the imbalance has lasted (extendWhilePersisting) */
     bool measuredCost { false }; /**< costSeconds was measured (false: the estimate) */
 };
 
@@ -75,13 +85,23 @@ public:
 
     /**
      * @brief Collective: whether to rebalance now, predicting the gain over @p horizon steps
-     * (0: until the next check, the steps of the last interval). Every rank must call it; the
-     * result is the same on every rank.
-     * @throws Error at @p where, on every rank, when some rank has recorded no interval or
-     * passes @p horizon < 0.
+     * (0: until the next check, the steps of the last interval; with extendWhilePersisting at
+     * least the steps the imbalance has lasted), and never over more than @p limit steps (0: no
+     * limit; for example the steps left in the run). Every rank must call it with the same
+     * arguments; the result is the same on every rank.
+     * @throws Error at @p where, on every rank, when some rank has recorded no interval, passes
+     * @p horizon < 0 or @p limit < 0, or the ranks disagree on their arguments or step counts.
      */
-    [[nodiscard]] RebalanceDecision
-    decide(int horizon = 0, std::source_location where = std::source_location::current());
+    [[nodiscard]] RebalanceDecision decide(
+        int horizon = 0, int limit = 0, std::source_location where = std::source_location::current()
+    );
+
+    /** @brief decide(horizon, 0, where): the form before the limit. */
+    [[deprecated("pass the limit: decide(horizon, 0, where)")]] [[nodiscard]] RebalanceDecision
+    decide(int horizon, std::source_location where)
+    {
+        return decide(horizon, 0, where);
+    }
 
     /**
      * @brief Not collective: a rebalance was made and cost @p seconds (this rank's measure; the
@@ -109,6 +129,11 @@ private:
     RebalanceTriggerOptions options_;     /**< settings */
     std::deque<Interval> intervals_;      /**< the last intervals, at most options_.window */
     std::int64_t costNanoseconds_ { -1 }; /**< the last measured rebalance cost (-1: none yet) */
+    /**
+     * @brief Each decision's agreed imbalance (max - mean work per step, seconds) and the
+     * steps of its last interval, since the start or the last rebalance (the same on every rank).
+     */
+    std::vector<std::pair<double, std::int64_t>> imbalances_;
 };
 
 } // namespace fieldsync::partition

@@ -68,9 +68,17 @@ struct SolveStats
     int reductions { 0 };        /**< global reductions in the loop */
     double reductionWait { 0 };  /**< time in their blocking run() or wait() */
     double reductionAlone { 0 }; /**< one fused reduction alone (least of a few), before */
-    int exchanges { 0 };         /**< halo exchanges in the loop */
-    double exchangeWait { 0 };   /**< waiting for them (Communicator stats) */
-    double exchangeAlone { 0 };  /**< one exchange alone (least of a few), before */
+    /**
+     * @brief The sum over the loop's reductions of each one's share hidden,
+     * 1 - min(its wait / reductionAlone, 1) (0 without calibration): divided by reductions,
+     * the mean share of an iteration's reduction hidden behind the work before its wait.
+     */
+    double reductionHidden { 0 };
+    /** @brief Pipelined CG: the products' interior cells, the work its reduction hides behind. */
+    double interiorSeconds { 0 };
+    int exchanges { 0 };        /**< halo exchanges in the loop */
+    double exchangeWait { 0 };  /**< waiting for them (Communicator stats) */
+    double exchangeAlone { 0 }; /**< one exchange alone (least of a few), before */
     /** @brief The final relative residual ||r|| / ||b||. */
     [[nodiscard]] double residual() const { return history.empty() ? 0.0 : history.back(); }
 };
@@ -143,7 +151,8 @@ private:
     /**
      * @brief y = A x on the owned cells: exchange of x under @p key overlapped with the
      * interior product (and @p pending, a reduction in flight, tested between chunks). Returns
-     * true when those tests completed @p pending (it must not be waited for then).
+     * true when those tests (and one after the exchange's wait) completed @p pending (it must
+     * not be waited for then). Adds the interior product's time to @p interior, if not null.
      */
     bool product(
         halo::Communicator* comm,
@@ -151,7 +160,8 @@ private:
         const View& x,
         const View& y,
         mpi::ReductionBatch* pending,
-        std::size_t chunk
+        std::size_t chunk,
+        double* interior = nullptr
     );
     /** @brief Collective: the least time of a few runs of @p batch alone. */
     static double reductionAlone(mpi::ReductionBatch& batch, MPI_Comm ranks);

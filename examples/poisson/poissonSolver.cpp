@@ -45,6 +45,44 @@ Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex>
 using View = PoissonSolver::View;
 
 /**
+ * @brief y = A x on a list of cells: PoissonSolver::apply()'s kernel, for a parallel_for, or
+ * for a parallel_reduce that sums x(i) y(i) over the cells as well.
+ */
+struct RowProduct
+{
+    Kokkos::View<LocalIndex*> cells;        /**< the cells */
+    View diagonal;                          /**< A's diagonal */
+    Kokkos::View<std::size_t*> faceOffsets; /**< CSR offsets of the inner faces */
+    Kokkos::View<LocalIndex*> faceCell;     /**< per inner face: the local neighbour */
+    View coefficient;                       /**< per inner face: its coefficient */
+    View x;                                 /**< the vector, ghosts current */
+    View y;                                 /**< A x */
+    /** @brief y(i) = (A x)_i for the k-th cell i; returns x(i) y(i). */
+    KOKKOS_INLINE_FUNCTION double row(std::size_t k) const
+    {
+        const auto i = static_cast<std::size_t>(cells(k));
+        double sum { diagonal(i) * x(i) };
+        for (std::size_t f { faceOffsets(i) }; f < faceOffsets(i + 1); ++f)
+        {
+            sum -= coefficient(f) * x(static_cast<std::size_t>(faceCell(f)));
+        }
+        y(i) = sum;
+        return x(i) * sum;
+    }
+    /** @brief The k-th cell's row. */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const { (void)row(k); }
+    /** @brief The work tag of the parallel_reduce. */
+    struct Dot
+    {
+    };
+    /** @brief The k-th cell's row, adding x(i) y(i) to @p partial. */
+    KOKKOS_INLINE_FUNCTION void operator()(Dot, std::size_t k, double& partial) const
+    {
+        partial += row(k);
+    }
+};
+
+/**
  * @brief Counts one reduction of a solve that waited @p waited seconds for it: its share hidden
  * is 1 - waited / (one reduction alone), at least 0 (SolveStats::reductionHidden).
  */
@@ -582,26 +620,21 @@ std::vector<double> PoissonSolver::owned(const View& v) const
     return std::vector<double>(host.data(), host.data() + nOwned_);
 }
 
-void PoissonSolver::apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y)
-    const
+double PoissonSolver::apply(
+    const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y, bool dot
+) const
 {
-    const auto diagonal = diagonal_;
-    const auto offsets = faceOffsets_;
-    const auto faceCell = faceCell_;
-    const auto coefficient = faceCoefficient_;
-    Kokkos::parallel_for(
-        "poisson::apply",
-        Kokkos::RangePolicy<>(0, cells.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t k) {
-            const auto i = static_cast<std::size_t>(cells(k));
-            double sum { diagonal(i) * x(i) };
-            for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
-            {
-                sum -= coefficient(f) * x(static_cast<std::size_t>(faceCell(f)));
-            }
-            y(i) = sum;
-        }
+    const RowProduct row { cells, diagonal_, faceOffsets_, faceCell_, faceCoefficient_, x, y };
+    if (!dot)
+    {
+        Kokkos::parallel_for("poisson::apply", Kokkos::RangePolicy<>(0, cells.extent(0)), row);
+        return 0.0;
+    }
+    double sum { 0.0 };
+    Kokkos::parallel_reduce(
+        "poisson::applyDot", Kokkos::RangePolicy<RowProduct::Dot>(0, cells.extent(0)), row, sum
     );
+    return sum;
 }
 
 bool PoissonSolver::product(
@@ -611,13 +644,20 @@ bool PoissonSolver::product(
     const View& y,
     mpi::ReductionBatch* pending,
     std::size_t chunk,
-    double* interior
+    double* interior,
+    double* dot
 )
 {
+    const bool sum { dot != nullptr };
+    double local { 0.0 }; // (x, y) over the cells done so far, when asked for
     if (comm == nullptr)
     {
-        apply(interior_, x, y);
-        apply(boundary_, x, y);
+        local += apply(interior_, x, y, sum);
+        local += apply(boundary_, x, y, sum);
+        if (sum)
+        {
+            *dot = local;
+        }
         return false;
     }
     // [overlappedProduct]
@@ -629,7 +669,7 @@ bool PoissonSolver::product(
     for (std::size_t begin { 0 }; begin < n; begin += step)
     {
         const std::pair<std::size_t, std::size_t> range { begin, std::min(n, begin + step) };
-        apply(Kokkos::subview(interior_, range), x, y);
+        local += apply(Kokkos::subview(interior_, range), x, y, sum);
         if (chunk > 0)
         {
             Kokkos::fence(); // a chunk at a time, even where kernels run asynchronously
@@ -647,8 +687,12 @@ bool PoissonSolver::product(
     comm->waitComplete(key);
     reduced = reduced || pending->test(); // the exchange's wait progressed it too
     comm->finaliseComm(x, key);
-    apply(boundary_, x, y);
+    local += apply(boundary_, x, y, sum);
     // [overlappedProduct]
+    if (sum)
+    {
+        *dot = local;
+    }
     return pending != nullptr && reduced;
 }
 
@@ -758,8 +802,7 @@ void PoissonSolver::cg(
     const auto start = Clock::now();
     while (stats.history.back() > options.tolerance && stats.iterations < options.maxIterations)
     {
-        product(comm, key, v.p, v.q, nullptr, chunk); // q = A p
-        delta = localDot(n, v.p, v.q);
+        product(comm, key, v.p, v.q, nullptr, chunk, nullptr, &delta); // q = A p, local (p, q)
         auto t0 = Clock::now();
         curvature.run();
         countReduction(stats, seconds(t0));

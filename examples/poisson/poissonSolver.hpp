@@ -133,10 +133,13 @@ public:
     );
 
     /**
-     * @brief y = A x on @p cells (one kernel; x's ghosts must be current). Public only because
+     * @brief y = A x on @p cells (one kernel; x's ghosts must be current); with @p dot, returns
+     * the sum over @p cells of x(i) y(i) from the same kernel (0 without). Public only because
      * nvcc rejects a KOKKOS_LAMBDA in a private member function.
      */
-    void apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y) const;
+    double apply(
+        const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y, bool dot = false
+    ) const;
 
     /** @brief The operator's rows as a CSR matrix over local indices (for assembling it). */
     [[nodiscard]] LocalMatrix localMatrix() const;
@@ -152,7 +155,9 @@ private:
      * @brief y = A x on the owned cells: exchange of x under @p key overlapped with the
      * interior product (and @p pending, a reduction in flight, tested between chunks). Returns
      * true when those tests (and one after the exchange's wait) completed @p pending (it must
-     * not be waited for then). Adds the interior product's time to @p interior, if not null.
+     * not be waited for then). Adds the interior product's time to @p interior, if not null;
+     * writes the local (x, y) over the owned cells to @p dot, if not null, summed in the
+     * product's kernels.
      */
     bool product(
         halo::Communicator* comm,
@@ -161,7 +166,8 @@ private:
         const View& y,
         mpi::ReductionBatch* pending,
         std::size_t chunk,
-        double* interior = nullptr
+        double* interior = nullptr,
+        double* dot = nullptr
     );
     /** @brief Collective: the least time of a few runs of @p batch alone. */
     static double reductionAlone(mpi::ReductionBatch& batch, MPI_Comm ranks);

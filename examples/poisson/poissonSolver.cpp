@@ -44,10 +44,7 @@ Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex>
 
 using View = PoissonSolver::View;
 
-/**
- * @brief y = A x on a list of cells: PoissonSolver::apply()'s kernel, for a parallel_for, or
- * for a parallel_reduce that sums x(i) y(i) over the cells as well.
- */
+/** @brief y = A x on a list of cells: PoissonSolver::apply()'s kernel. */
 struct RowProduct
 {
     Kokkos::View<LocalIndex*> cells;        /**< the cells */
@@ -58,7 +55,7 @@ struct RowProduct
     View x;                                 /**< the vector, ghosts current */
     View y;                                 /**< A x */
     /** @brief y(i) = (A x)_i for the k-th cell i; returns x(i) y(i). */
-    KOKKOS_INLINE_FUNCTION double row(std::size_t k) const
+    KOKKOS_INLINE_FUNCTION double operator()(std::size_t k) const
     {
         const auto i = static_cast<std::size_t>(cells(k));
         double sum { diagonal(i) * x(i) };
@@ -68,17 +65,6 @@ struct RowProduct
         }
         y(i) = sum;
         return x(i) * sum;
-    }
-    /** @brief The k-th cell's row. */
-    KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const { (void)row(k); }
-    /** @brief The work tag of the parallel_reduce. */
-    struct Dot
-    {
-    };
-    /** @brief The k-th cell's row, adding x(i) y(i) to @p partial. */
-    KOKKOS_INLINE_FUNCTION void operator()(Dot, std::size_t k, double& partial) const
-    {
-        partial += row(k);
     }
 };
 
@@ -625,14 +611,20 @@ double PoissonSolver::apply(
 ) const
 {
     const RowProduct row { cells, diagonal_, faceOffsets_, faceCell_, faceCoefficient_, x, y };
+    const Kokkos::RangePolicy<> all(0, cells.extent(0));
     if (!dot)
     {
-        Kokkos::parallel_for("poisson::apply", Kokkos::RangePolicy<>(0, cells.extent(0)), row);
+        Kokkos::parallel_for(
+            "poisson::apply", all, KOKKOS_LAMBDA(const std::size_t k) { (void)row(k); }
+        );
         return 0.0;
     }
     double sum { 0.0 };
     Kokkos::parallel_reduce(
-        "poisson::applyDot", Kokkos::RangePolicy<RowProduct::Dot>(0, cells.extent(0)), row, sum
+        "poisson::applyDot",
+        all,
+        KOKKOS_LAMBDA(const std::size_t k, double& partial) { partial += row(k); },
+        sum
     );
     return sum;
 }

@@ -121,6 +121,10 @@ void summary(const mpi::MPIEnvironment& env, const char* name, const poisson::So
     const auto [perIteration, sumPerIteration] { maxAndSum(env, s.seconds / iterations) };
     const double reductionWait { maxAndSum(env, s.reductionWait).second / ranks };
     const double reductionAlone { maxAndSum(env, s.reductionAlone).second / ranks };
+    const double reductionHidden {
+        maxAndSum(env, s.reductions > 0 ? s.reductionHidden / s.reductions : 0.0).second / ranks
+    };
+    const double interior { maxAndSum(env, s.interiorSeconds / iterations).second / ranks };
     const double exchangeWait { maxAndSum(env, s.exchangeWait).second / ranks };
     const double exchangeAlone { maxAndSum(env, s.exchangeAlone).second / ranks };
     if (env.rank() != 0)
@@ -139,12 +143,18 @@ void summary(const mpi::MPIEnvironment& env, const char* name, const poisson::So
     );
     std::printf(
         "       reductions: %d, waited %.3g s in all (mean over ranks; one alone %.3g s): %.0f%% "
-        "hidden\n",
+        "of an iteration's reduction hidden (mean)\n",
         s.reductions,
         reductionWait,
         reductionAlone,
-        100.0 * hiddenShare(reductionWait, s.reductions, reductionAlone)
+        100.0 * reductionHidden
     );
+    if (interior > 0.0)
+    {
+        std::printf(
+            "       the interior of a product, which hides the reduction: %.3g s (mean)\n", interior
+        );
+    }
     std::printf(
         "       exchanges: %d, waited %.3g s in all (mean over ranks; one alone %.3g s): %.0f%% "
         "hidden\n",

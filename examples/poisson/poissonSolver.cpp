@@ -44,6 +44,44 @@ Kokkos::View<LocalIndex*> cellList(const char* name, std::span<const LocalIndex>
 
 using View = PoissonSolver::View;
 
+/** @brief y = A x on a list of cells: PoissonSolver::apply()'s kernel. */
+struct RowProduct
+{
+    Kokkos::View<LocalIndex*> cells;        /**< the cells */
+    View diagonal;                          /**< A's diagonal */
+    Kokkos::View<std::size_t*> faceOffsets; /**< CSR offsets of the inner faces */
+    Kokkos::View<LocalIndex*> faceCell;     /**< per inner face: the local neighbour */
+    View coefficient;                       /**< per inner face: its coefficient */
+    View x;                                 /**< the vector, ghosts current */
+    View y;                                 /**< A x */
+    /** @brief y(i) = (A x)_i for the k-th cell i; returns x(i) y(i). */
+    KOKKOS_INLINE_FUNCTION double operator()(std::size_t k) const
+    {
+        const auto i = static_cast<std::size_t>(cells(k));
+        double sum { diagonal(i) * x(i) };
+        for (std::size_t f { faceOffsets(i) }; f < faceOffsets(i + 1); ++f)
+        {
+            sum -= coefficient(f) * x(static_cast<std::size_t>(faceCell(f)));
+        }
+        y(i) = sum;
+        return x(i) * sum;
+    }
+};
+
+/**
+ * @brief Counts one reduction of a solve that waited @p waited seconds for it: its share hidden
+ * is 1 - waited / (one reduction alone), at least 0 (SolveStats::reductionHidden).
+ */
+void countReduction(SolveStats& stats, double waited)
+{
+    ++stats.reductions;
+    stats.reductionWait += waited;
+    if (stats.reductionAlone > 0.0)
+    {
+        stats.reductionHidden += 1.0 - std::min(waited / stats.reductionAlone, 1.0);
+    }
+}
+
 /**
  * @brief Cells per kernel call of the vector kernels: on the host a block, whose loop inside the
  * call the compiler vectorizes (the vectors' pointers restrict-qualified: it cannot prove
@@ -102,13 +140,22 @@ struct Sums
     }
 };
 
+/** @brief No update: updateAndSum() only sums (localSums()). */
+struct NoUpdate
+{
+    /** @brief Does nothing to cells [first, last). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t, std::size_t) const {}
+};
+
 /**
- * @brief The local sums over the first @p n cells of the N products @p terms writes per cell
- * (terms(i, t): t[k] its k-th product at cell i), in one pass: per block, `lanes` partial sums
- * per product, added up at the block's end.
+ * @brief One pass over the first @p n cells: per block, update(first, last) updates its cells
+ * (a vectorized loop), then the N products @p terms writes per cell (terms(i, t): t[k] its
+ * k-th product at cell i) of the updated values, read again while the block is in cache, are
+ * summed in `lanes` partial sums per product, added up at the block's end. Returns the local
+ * sums: the vector update and the next reduction's local part in one kernel.
  */
-template<std::size_t N, class Terms>
-Sums<N> localSums(const char* name, std::size_t n, const Terms& terms)
+template<std::size_t N, class Update, class Terms>
+Sums<N> updateAndSum(const char* name, std::size_t n, const Update& update, const Terms& terms)
 {
     Sums<N> total;
     Kokkos::parallel_reduce(
@@ -116,6 +163,7 @@ Sums<N> localSums(const char* name, std::size_t n, const Terms& terms)
         Kokkos::RangePolicy<>(0, blocks(n)),
         KOKKOS_LAMBDA(const std::size_t b, Sums<N>& partial) {
             const Block cells(b, n);
+            update(cells.first, cells.last);
             double lane[lanes][N] {};
             double t[N];
             std::size_t i { cells.first };
@@ -153,6 +201,13 @@ Sums<N> localSums(const char* name, std::size_t n, const Terms& terms)
     return total;
 }
 
+/** @brief The local sums over the first @p n cells of the N products @p terms writes per cell. */
+template<std::size_t N, class Terms>
+Sums<N> localSums(const char* name, std::size_t n, const Terms& terms)
+{
+    return updateAndSum<N>(name, n, NoUpdate {}, terms);
+}
+
 /** @brief The product a(i) b(i). */
 struct DotTerms
 {
@@ -166,6 +221,44 @@ struct DotTerms
 double localDot(std::size_t n, const View& a, const View& b)
 {
     return localSums<1>("poisson::dot", n, DotTerms { a, b }).value[0];
+}
+
+/** @brief The products of CG's second reduction: r z, r r. */
+struct ResidualTerms
+{
+    View r; /**< residual */
+    View z; /**< preconditioned residual */
+    /** @brief t = (r(i) z(i), r(i) r(i)). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double* t) const
+    {
+        t[0] = r(i) * z(i);
+        t[1] = r(i) * r(i);
+    }
+};
+
+/** @brief The products of the pipelined reduction: r u, w u, r r. */
+struct PipelinedTerms
+{
+    View r; /**< residual */
+    View u; /**< preconditioned residual */
+    View w; /**< A u */
+    /** @brief t = (r(i) u(i), w(i) u(i), r(i) r(i)). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double* t) const
+    {
+        t[0] = r(i) * u(i);
+        t[1] = w(i) * u(i);
+        t[2] = r(i) * r(i);
+    }
+};
+
+/** @brief Copies N local sums into @p out (the variables a ReductionBatch reduces). */
+template<std::size_t N>
+void store(const Sums<N>& sums, double (&out)[N])
+{
+    for (std::size_t k { 0 }; k < N; ++k)
+    {
+        out[k] = sums.value[k];
+    }
 }
 
 /** @brief r = b - r (r held A x), z = D^-1 r: the initial residual, preconditioned. */
@@ -205,36 +298,36 @@ KOKKOS_INLINE_FUNCTION void cgStep(
     }
 }
 
-/** @brief CG's update: x += alpha p, r -= alpha q, z = D^-1 r. */
-void cgUpdate(
-    std::size_t n,
-    double alpha,
-    const View& inverse,
-    const View& p,
-    const View& q,
-    const View& x,
-    const View& r,
-    const View& z
-)
+/** @brief CG's update on a block (cgStep()). */
+struct CgUpdate
 {
-    Kokkos::parallel_for(
-        "poisson::cgStep",
-        Kokkos::RangePolicy<>(0, blocks(n)),
-        KOKKOS_LAMBDA(const std::size_t b) {
-            const Block cells(b, n);
-            cgStep(
-                cells.first,
-                cells.last,
-                alpha,
-                inverse.data(),
-                p.data(),
-                q.data(),
-                x.data(),
-                r.data(),
-                z.data()
-            );
-        }
-    );
+    double alpha; /**< the step length */
+    View inverse; /**< D^-1 */
+    View p;       /**< the direction */
+    View q;       /**< A p */
+    View x;       /**< the solution */
+    View r;       /**< the residual */
+    View z;       /**< D^-1 r */
+    /** @brief On cells [first, last). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t first, std::size_t last) const
+    {
+        cgStep(
+            first, last, alpha, inverse.data(), p.data(), q.data(), x.data(), r.data(), z.data()
+        );
+    }
+};
+
+/**
+ * @brief CG's update and its second reduction's local part, one pass: x += alpha p,
+ * r -= alpha q, z = D^-1 r, then gamma = (r, z) and rr = (r, r) of the new r and z.
+ */
+void cgUpdate(std::size_t n, const CgUpdate& update, double& gamma, double& rr)
+{
+    const Sums<2> sums {
+        updateAndSum<2>("poisson::cgStep", n, update, ResidualTerms { update.r, update.z })
+    };
+    gamma = sums.value[0];
+    rr = sums.value[1];
 }
 
 /** @brief p = z + beta p. */
@@ -247,42 +340,45 @@ void direction(std::size_t n, double beta, const View& z, const View& p)
     );
 }
 
-/** @brief out = D^-1 in. */
-void precondition(std::size_t n, const View& inverse, const View& in, const View& out)
+/** @brief The Jacobi step of pipelined CG on a block: m = D^-1 w. */
+struct Jacobi
 {
-    Kokkos::parallel_for(
-        "poisson::jacobi",
-        Kokkos::RangePolicy<>(0, n),
-        KOKKOS_LAMBDA(const std::size_t i) { out(i) = inverse(i) * in(i); }
-    );
-}
-
-/** @brief The products of the pipelined reduction: r u, w u, r r. */
-struct PipelinedTerms
-{
-    View r; /**< residual */
-    View u; /**< preconditioned residual */
-    View w; /**< A u */
-    /** @brief t = (r(i) u(i), w(i) u(i), r(i) r(i)). */
-    KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double* t) const
+    View inverse; /**< D^-1 */
+    View w;       /**< A u */
+    View m;       /**< D^-1 w after */
+    /** @brief On cells [first, last). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t first, std::size_t last) const
     {
-        t[0] = r(i) * u(i);
-        t[1] = w(i) * u(i);
-        t[2] = r(i) * r(i);
+        for (std::size_t i { first }; i < last; ++i)
+        {
+            m(i) = inverse(i) * w(i);
+        }
     }
 };
 
-/** @brief The local parts of the pipelined reduction, (r, u), (w, u), (r, r), in one pass. */
-void pipelinedDots(std::size_t n, const View& r, const View& u, const View& w, double dots[3])
+/**
+ * @brief Before pipelined CG's first iteration, one pass: m = D^-1 w and the local parts of
+ * (r, u), (w, u), (r, r) into @p dots.
+ */
+void pipelinedStart(
+    std::size_t n,
+    const View& inverse,
+    const View& r,
+    const View& u,
+    const View& w,
+    const View& m,
+    double (&dots)[3]
+)
 {
-    const Sums<3> sums { localSums<3>("poisson::dots", n, PipelinedTerms { r, u, w }) };
-    for (std::size_t k { 0 }; k < 3; ++k)
-    {
-        dots[k] = sums.value[k];
-    }
+    store(
+        updateAndSum<3>(
+            "poisson::pipeStart", n, Jacobi { inverse, w, m }, PipelinedTerms { r, u, w }
+        ),
+        dots
+    );
 }
 
-/** @brief The vectors of pipelined CG's update, in the order pipelinedUpdate() reads them. */
+/** @brief The vectors of pipelined CG's update, in the order pipelinedStep() reads them. */
 struct PipelinedVectors
 {
     View n, m, w, u; /**< A m, D^-1 w, A u, D^-1 r */
@@ -290,14 +386,15 @@ struct PipelinedVectors
     View x, r;       /**< the solution and the residual */
 };
 
-/** @brief Pipelined CG's update on cells [first, last) (see pipelinedUpdate()). */
+/** @brief Pipelined CG's update on cells [first, last) (see PipelinedUpdate). */
 KOKKOS_INLINE_FUNCTION void pipelinedStep(
     std::size_t first,
     std::size_t last,
     double alpha,
     double beta,
+    const double* KOKKOS_RESTRICT inverse,
     const double* KOKKOS_RESTRICT n,
-    const double* KOKKOS_RESTRICT m,
+    double* KOKKOS_RESTRICT m,
     double* KOKKOS_RESTRICT w,
     double* KOKKOS_RESTRICT u,
     double* KOKKOS_RESTRICT z,
@@ -318,40 +415,52 @@ KOKKOS_INLINE_FUNCTION void pipelinedStep(
         r[i] -= alpha * s[i];
         u[i] -= alpha * q[i];
         w[i] -= alpha * z[i];
+        m[i] = inverse[i] * w[i]; // the next iteration's Jacobi step, on the new w
     }
 }
 
 /**
- * @brief Pipelined CG's update (Ghysels and Vanroose 2014, algorithm 4), one kernel:
+ * @brief Pipelined CG's update on a block (Ghysels and Vanroose 2014, algorithm 4):
  * z = n + beta z, q = m + beta q, s = w + beta s, p = u + beta p, x += alpha p, r -= alpha s,
- * u -= alpha q, w -= alpha z.
+ * u -= alpha q, w -= alpha z, and the next iteration's m = D^-1 w.
  */
-void pipelinedUpdate(std::size_t count, double alpha, double beta, const PipelinedVectors& v)
+struct PipelinedUpdate
 {
-    const PipelinedVectors c { v };
-    Kokkos::parallel_for(
-        "poisson::pipe",
-        Kokkos::RangePolicy<>(0, blocks(count)),
-        KOKKOS_LAMBDA(const std::size_t b) {
-            const Block cells(b, count);
-            pipelinedStep(
-                cells.first,
-                cells.last,
-                alpha,
-                beta,
-                c.n.data(),
-                c.m.data(),
-                c.w.data(),
-                c.u.data(),
-                c.z.data(),
-                c.q.data(),
-                c.s.data(),
-                c.p.data(),
-                c.x.data(),
-                c.r.data()
-            );
-        }
-    );
+    double alpha;       /**< the step length */
+    double beta;        /**< the direction's factor */
+    View inverse;       /**< D^-1 */
+    PipelinedVectors v; /**< the vectors */
+    /** @brief On cells [first, last). */
+    KOKKOS_INLINE_FUNCTION void operator()(std::size_t first, std::size_t last) const
+    {
+        pipelinedStep(
+            first,
+            last,
+            alpha,
+            beta,
+            inverse.data(),
+            v.n.data(),
+            v.m.data(),
+            v.w.data(),
+            v.u.data(),
+            v.z.data(),
+            v.q.data(),
+            v.s.data(),
+            v.p.data(),
+            v.x.data(),
+            v.r.data()
+        );
+    }
+};
+
+/**
+ * @brief Pipelined CG's update fused with the next iteration's Jacobi step and the local parts
+ * of its reduction, (r, u), (w, u), (r, r) of the new vectors, into @p dots: one pass.
+ */
+void pipelinedUpdate(std::size_t count, const PipelinedUpdate& update, double (&dots)[3])
+{
+    const PipelinedVectors& v { update.v };
+    store(updateAndSum<3>("poisson::pipe", count, update, PipelinedTerms { v.r, v.u, v.w }), dots);
 }
 } // namespace
 
@@ -497,26 +606,27 @@ std::vector<double> PoissonSolver::owned(const View& v) const
     return std::vector<double>(host.data(), host.data() + nOwned_);
 }
 
-void PoissonSolver::apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y)
-    const
+double PoissonSolver::apply(
+    const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y, bool dot
+) const
 {
-    const auto diagonal = diagonal_;
-    const auto offsets = faceOffsets_;
-    const auto faceCell = faceCell_;
-    const auto coefficient = faceCoefficient_;
-    Kokkos::parallel_for(
-        "poisson::apply",
-        Kokkos::RangePolicy<>(0, cells.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t k) {
-            const auto i = static_cast<std::size_t>(cells(k));
-            double sum { diagonal(i) * x(i) };
-            for (std::size_t f { offsets(i) }; f < offsets(i + 1); ++f)
-            {
-                sum -= coefficient(f) * x(static_cast<std::size_t>(faceCell(f)));
-            }
-            y(i) = sum;
-        }
+    const RowProduct row { cells, diagonal_, faceOffsets_, faceCell_, faceCoefficient_, x, y };
+    const Kokkos::RangePolicy<> all(0, cells.extent(0));
+    if (!dot)
+    {
+        Kokkos::parallel_for(
+            "poisson::apply", all, KOKKOS_LAMBDA(const std::size_t k) { (void)row(k); }
+        );
+        return 0.0;
+    }
+    double sum { 0.0 };
+    Kokkos::parallel_reduce(
+        "poisson::applyDot",
+        all,
+        KOKKOS_LAMBDA(const std::size_t k, double& partial) { partial += row(k); },
+        sum
     );
+    return sum;
 }
 
 bool PoissonSolver::product(
@@ -525,13 +635,21 @@ bool PoissonSolver::product(
     const View& x,
     const View& y,
     mpi::ReductionBatch* pending,
-    std::size_t chunk
+    std::size_t chunk,
+    double* interior,
+    double* dot
 )
 {
+    const bool sum { dot != nullptr };
+    double local { 0.0 }; // (x, y) over the cells done so far, when asked for
     if (comm == nullptr)
     {
-        apply(interior_, x, y);
-        apply(boundary_, x, y);
+        local += apply(interior_, x, y, sum);
+        local += apply(boundary_, x, y, sum);
+        if (sum)
+        {
+            *dot = local;
+        }
         return false;
     }
     // [overlappedProduct]
@@ -539,10 +657,11 @@ bool PoissonSolver::product(
     const std::size_t n { interior_.extent(0) };
     const std::size_t step { chunk == 0 ? std::max<std::size_t>(n, 1) : chunk };
     bool reduced { pending == nullptr };
+    const auto t0 = interior != nullptr ? Clock::now() : Clock::time_point {};
     for (std::size_t begin { 0 }; begin < n; begin += step)
     {
         const std::pair<std::size_t, std::size_t> range { begin, std::min(n, begin + step) };
-        apply(Kokkos::subview(interior_, range), x, y);
+        local += apply(Kokkos::subview(interior_, range), x, y, sum);
         if (chunk > 0)
         {
             Kokkos::fence(); // a chunk at a time, even where kernels run asynchronously
@@ -553,10 +672,19 @@ bool PoissonSolver::product(
             reduced = reduced || pending->test(); // and so does the reduction
         }
     }
+    if (interior != nullptr)
+    {
+        *interior += seconds(t0);
+    }
     comm->waitComplete(key);
+    reduced = reduced || pending->test(); // the exchange's wait progressed it too
     comm->finaliseComm(x, key);
-    apply(boundary_, x, y);
+    local += apply(boundary_, x, y, sum);
     // [overlappedProduct]
+    if (sum)
+    {
+        *dot = local;
+    }
     return pending != nullptr && reduced;
 }
 
@@ -666,20 +794,17 @@ void PoissonSolver::cg(
     const auto start = Clock::now();
     while (stats.history.back() > options.tolerance && stats.iterations < options.maxIterations)
     {
-        product(comm, key, v.p, v.q, nullptr, chunk); // q = A p
-        delta = localDot(n, v.p, v.q);
+        product(comm, key, v.p, v.q, nullptr, chunk, nullptr, &delta); // q = A p, local (p, q)
         auto t0 = Clock::now();
         curvature.run();
-        stats.reductionWait += seconds(t0);
+        countReduction(stats, seconds(t0));
         const double alpha { gamma / delta };
         const double gammaOld { gamma };
-        cgUpdate(n, alpha, inverseDiagonal_, v.p, v.q, v.x, v.r, v.z);
-        gamma = localDot(n, v.r, v.z);
-        rr = localDot(n, v.r, v.r);
+        // x += alpha p, r -= alpha q, z = D^-1 r and the local (r, z), (r, r): one pass
+        cgUpdate(n, { alpha, inverseDiagonal_, v.p, v.q, v.x, v.r, v.z }, gamma, rr);
         t0 = Clock::now();
         residuals.run();
-        stats.reductionWait += seconds(t0);
-        stats.reductions += 2;
+        countReduction(stats, seconds(t0));
         ++stats.iterations;
         stats.history.push_back(std::sqrt(rr) / norm);
         direction(n, gamma / gammaOld, v.z, v.p);
@@ -716,21 +841,23 @@ void PoissonSolver::pipelinedCg(
     const double norm { std::sqrt(bb) > 0.0 ? std::sqrt(bb) : 1.0 };
     double alpha { 0.0 };
     double gammaOld { 0.0 };
+    pipelinedStart(n, inverseDiagonal_, v.r, v.u, v.w, v.m, dots); // m = D^-1 w, local dots
     const auto start = Clock::now();
     for (int i { 0 };; ++i)
     {
         // [pipelinedIteration]
-        pipelinedDots(n, v.r, v.u, v.w, dots);
-        batch.start();                               // the reduction travels ...
-        precondition(n, inverseDiagonal_, v.w, v.m); // m = D^-1 w
-        const bool reduced { product(comm, key, v.m, v.nv, &batch, chunk) }; // ... n = A m
-        const auto t0 = Clock::now();
+        batch.start(); // the reduction travels ...
+        const bool reduced {
+            product(comm, key, v.m, v.nv, &batch, chunk, &stats.interiorSeconds) // ... n = A m
+        };
+        double waited { 0.0 }; // none when a test in the product completed it
         if (!reduced)
         {
+            const auto t0 = Clock::now();
             batch.wait();
+            waited = seconds(t0);
         }
-        stats.reductionWait += seconds(t0);
-        ++stats.reductions;
+        countReduction(stats, waited);
         stats.history.push_back(std::sqrt(dots[2]) / norm);
         if (stats.history.back() <= options.tolerance || i >= options.maxIterations)
         {
@@ -740,7 +867,15 @@ void PoissonSolver::pipelinedCg(
         const double beta { i > 0 ? gamma / gammaOld : 0.0 };
         alpha = i > 0 ? gamma / (dots[1] - beta * gamma / alpha) : gamma / dots[1];
         gammaOld = gamma;
-        pipelinedUpdate(n, alpha, beta, { v.nv, v.m, v.w, v.u, v.z, v.q, v.s, v.p, v.x, v.r });
+        // the recurrences, m = D^-1 w and the next reduction's local parts: one pass
+        pipelinedUpdate(
+            n,
+            { alpha,
+              beta,
+              inverseDiagonal_,
+              { v.nv, v.m, v.w, v.u, v.z, v.q, v.s, v.p, v.x, v.r } },
+            dots
+        );
         ++stats.iterations;
         // [pipelinedIteration]
     }

@@ -68,9 +68,17 @@ struct SolveStats
     int reductions { 0 };        /**< global reductions in the loop */
     double reductionWait { 0 };  /**< time in their blocking run() or wait() */
     double reductionAlone { 0 }; /**< one fused reduction alone (least of a few), before */
-    int exchanges { 0 };         /**< halo exchanges in the loop */
-    double exchangeWait { 0 };   /**< waiting for them (Communicator stats) */
-    double exchangeAlone { 0 };  /**< one exchange alone (least of a few), before */
+    /**
+     * @brief The sum over the loop's reductions of each one's share hidden,
+     * 1 - min(its wait / reductionAlone, 1) (0 without calibration): divided by reductions,
+     * the mean share of an iteration's reduction hidden behind the work before its wait.
+     */
+    double reductionHidden { 0 };
+    /** @brief Pipelined CG: the products' interior cells, the work its reduction hides behind. */
+    double interiorSeconds { 0 };
+    int exchanges { 0 };        /**< halo exchanges in the loop */
+    double exchangeWait { 0 };  /**< waiting for them (Communicator stats) */
+    double exchangeAlone { 0 }; /**< one exchange alone (least of a few), before */
     /** @brief The final relative residual ||r|| / ||b||. */
     [[nodiscard]] double residual() const { return history.empty() ? 0.0 : history.back(); }
 };
@@ -125,10 +133,13 @@ public:
     );
 
     /**
-     * @brief y = A x on @p cells (one kernel; x's ghosts must be current). Public only because
+     * @brief y = A x on @p cells (one kernel; x's ghosts must be current); with @p dot, returns
+     * the sum over @p cells of x(i) y(i) from the same kernel (0 without). Public only because
      * nvcc rejects a KOKKOS_LAMBDA in a private member function.
      */
-    void apply(const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y) const;
+    double apply(
+        const Kokkos::View<LocalIndex*>& cells, const View& x, const View& y, bool dot = false
+    ) const;
 
     /** @brief The operator's rows as a CSR matrix over local indices (for assembling it). */
     [[nodiscard]] LocalMatrix localMatrix() const;
@@ -143,7 +154,10 @@ private:
     /**
      * @brief y = A x on the owned cells: exchange of x under @p key overlapped with the
      * interior product (and @p pending, a reduction in flight, tested between chunks). Returns
-     * true when those tests completed @p pending (it must not be waited for then).
+     * true when those tests (and one after the exchange's wait) completed @p pending (it must
+     * not be waited for then). Adds the interior product's time to @p interior, if not null;
+     * writes the local (x, y) over the owned cells to @p dot, if not null, summed in the
+     * product's kernels.
      */
     bool product(
         halo::Communicator* comm,
@@ -151,7 +165,9 @@ private:
         const View& x,
         const View& y,
         mpi::ReductionBatch* pending,
-        std::size_t chunk
+        std::size_t chunk,
+        double* interior = nullptr,
+        double* dot = nullptr
     );
     /** @brief Collective: the least time of a few runs of @p batch alone. */
     static double reductionAlone(mpi::ReductionBatch& batch, MPI_Comm ranks);

@@ -191,6 +191,13 @@ TEST_CASE("PoissonSolver: pipelined CG agrees with CG")
         REQUIRE(cg.converged);
         REQUIRE(pipelined.converged);
         REQUIRE(std::abs(cg.iterations - pipelined.iterations) <= 1);
+        // one reduction per product (the last is spent), each hidden by a share in [0, 1]
+        REQUIRE(pipelined.reductions == pipelined.iterations + 1);
+        REQUIRE(pipelined.reductionHidden >= 0.0);
+        REQUIRE(pipelined.reductionHidden <= pipelined.reductions);
+        REQUIRE(pipelined.interiorSeconds > 0.0);
+        REQUIRE(cg.reductions == 2 * cg.iterations);
+        REQUIRE(cg.interiorSeconds == 0.0);
         double scale { 0.0 };
         for (const double v : xCg)
         {

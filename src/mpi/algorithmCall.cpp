@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // A collective with CallOptions::algorithm other than Native: which of fieldsync's own
-// algorithms (src/mpi/algorithms.hpp) runs which collective, and running it on the
+// algorithms (compat/fieldsync/mpi/algorithms.hpp) runs which collective, and running it on the
 // pointers the family engine prepared (host memory, staged where needed).
 #include "collectiveEngine.hpp"
-#include "algorithms.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 
 #include <memory>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "fieldsync/core/liveObjects.hpp"
-#include "algorithms.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/stagingBytes.hpp"
 

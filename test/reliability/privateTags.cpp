@@ -11,7 +11,7 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
 #include "fieldsync/halo/ghostList.hpp"
-#include "../../src/mpi/algorithms.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"

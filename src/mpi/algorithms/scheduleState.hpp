@@ -3,7 +3,7 @@
 // combines) and the building blocks the algorithm files share.
 #pragma once
 
-#include "../algorithms.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 
 #include <cstddef>
 #include <memory>

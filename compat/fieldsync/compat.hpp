@@ -28,6 +28,7 @@
 #include "fieldsync/halo/halfDuplexCommBuffer.hpp"
 #include "fieldsync/halo/layoutPredicates.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/collectives.hpp"
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"

@@ -16,6 +16,7 @@
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
+#include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/partition/cellGraph.hpp"
 #include "fieldsync/partition/distributedGraph.hpp"
@@ -106,5 +107,19 @@ namespace fieldsync::mpi
 using BufferState [[deprecated("use fieldsync::halo::BufferState")]] = halo::BufferState;
 /** @brief Old name of halo::CommBufferCore. */
 using CommBufferCore [[deprecated("use fieldsync::halo::CommBufferCore")]] = halo::CommBufferCore;
+
+// CallOptions' helper types: moved from fieldsync::mpi:: to fieldsync::mpi::detail:: (#31)
+/** @brief Old name of detail::ViewExecutionSpace, CallOptions' default ExecutionSpace. */
+using ViewExecutionSpace [[deprecated("internal: now fieldsync::mpi::detail::ViewExecutionSpace; "
+                                      "write CallOptions<> for no execution space")]] =
+    detail::ViewExecutionSpace;
+/** @brief Old name of detail::NoDependencies, CallOptions<>::dependsOn's type. */
+using NoDependencies [[deprecated("internal: now fieldsync::mpi::detail::NoDependencies")]] =
+    detail::NoDependencies;
+/** @brief Old name of detail::DependenciesOf, CallOptions<E>::dependsOn's type. */
+template<typename ExecutionSpace>
+using DependenciesOf [[deprecated("internal: now fieldsync::mpi::detail::DependenciesOf; "
+                                  "name CallOptions<E>::dependsOn's type by decltype")]] =
+    detail::DependenciesOf<ExecutionSpace>;
 
 } // namespace fieldsync::mpi

@@ -25,7 +25,6 @@
 
 // mpi: start-up, environments, traits, collectives
 #include "fieldsync/mpi/algorithm.hpp"
-#include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/allToAll.hpp"
 #include "fieldsync/mpi/answeredExchange.hpp"
 #include "fieldsync/mpi/broadcast.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A collective with CallOptions::algorithm other than Native: which of fieldsync's own
-// algorithms (include/fieldsync/mpi/algorithms.hpp) runs which collective, and running it on the
+// algorithms (compat/fieldsync/mpi/algorithms.hpp) runs which collective, and running it on the
 // pointers the family engine prepared (host memory, staged where needed).
 #include "collectiveEngine.hpp"
 #include "fieldsync/mpi/algorithms.hpp"

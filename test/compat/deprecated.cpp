@@ -29,6 +29,19 @@ static_assert(std::is_same_v<old::MetisPartitioner, fs::partition::MetisPartitio
 static_assert(std::is_same_v<old::SparseMessage, fs::mpi::SparseMessage>);
 static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::BufferState>);
 static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::CommBufferCore>);
+// issue #31: CallOptions' helper types, internal now (truth: what CallOptions<> holds)
+static_assert(std::is_same_v<
+              fs::mpi::CallOptions<>,
+              fs::mpi::CallOptions<old::mpi::ViewExecutionSpace>>);
+static_assert(std::is_same_v<
+              decltype(fs::mpi::CallOptions<> {}.dependsOn),
+              old::mpi::NoDependencies>);
+static_assert(std::is_same_v<
+              decltype(fs::mpi::CallOptions<Kokkos::DefaultHostExecutionSpace> {}.dependsOn),
+              old::mpi::DependenciesOf<Kokkos::DefaultHostExecutionSpace>>);
+static_assert(std::is_same_v<
+              old::mpi::DependenciesOf<Kokkos::DefaultHostExecutionSpace>,
+              std::vector<Kokkos::DefaultHostExecutionSpace>>);
 // issue #37: the layout predicates valueOrderOf() replaced (truth: Kokkos's layouts)
 static_assert(old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutLeft>>);
 static_assert(!old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutRight>>);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// fieldsync's own collective algorithms (include/fieldsync/mpi/algorithms.hpp), selected with
+// fieldsync's own collective algorithms (compat/fieldsync/mpi/algorithms.hpp), selected with
 // CallOptions::algorithm: every algorithm against a formula of rank and index and against the
 // Native result, on host and staged views, blocking and not, in place and not; the rank-order
 // fallback of non-commutative ops; the Error of an algorithm that does not apply.

@@ -76,7 +76,7 @@ concept AcceptedDependency = requires(const Exec& exec, const Dependency& depend
 // a dependency is an instance of the call's own execution space type, nothing else
 static_assert(AcceptedDependency<Exec>);
 static_assert(!AcceptedDependency<Exec::memory_space>);
-static_assert(!AcceptedDependency<fm::ViewExecutionSpace>);
+static_assert(!AcceptedDependency<fm::detail::ViewExecutionSpace>);
 static_assert(!AcceptedDependency<int>);
 } // namespace
 

@@ -108,7 +108,7 @@ template<typename T>
 // The specification's forms (seeds/002)
 
 /** @brief allReduce on @p count host values (the specification's allreduce). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void allReduce(
     const T* send,
     T* recv,
@@ -131,7 +131,7 @@ void allReduce(
 }
 
 /** @brief Non-blocking allReduce on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iAllReduce(
     const T* send,
     T* recv,
@@ -155,7 +155,7 @@ template<typename T, typename E = ViewExecutionSpace>
 
 /** @brief reduce on @p count host values; @p recv may be null off root (the specification's
  * reduce). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void reduce(
     const T* send,
     T* recv,
@@ -180,7 +180,7 @@ void reduce(
 }
 
 /** @brief Non-blocking reduce on @p count host values; @p recv may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iReduce(
     const T* send,
     T* recv,
@@ -206,7 +206,7 @@ template<typename T, typename E = ViewExecutionSpace>
 
 /** @brief reduceScatter with @p countPerRank values per rank (the specification's
  * reduce_scatter). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void reduceScatter(
     const T* send,
     T* recv,
@@ -229,7 +229,7 @@ void reduceScatter(
 }
 
 /** @brief Non-blocking reduceScatter with @p countPerRank values per rank. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iReduceScatter(
     const T* send,
     T* recv,
@@ -253,7 +253,7 @@ template<typename T, typename E = ViewExecutionSpace>
 
 /** @brief allGatherV; @p recv holds the sum of @p recvCounts values (the specification's
  * allgatherv). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void allGatherV(
     const T* send,
     int count,
@@ -276,7 +276,7 @@ void allGatherV(
 }
 
 /** @brief Non-blocking allGatherV; @p recv holds the sum of @p recvCounts values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iAllGatherV(
     const T* send,
     int count,
@@ -300,7 +300,7 @@ template<typename T, typename E = ViewExecutionSpace>
 
 /** @brief allToAll of @p countPerRank values to and from each rank (the specification's
  * alltoall). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void allToAll(
     const T* send,
     T* recv,
@@ -321,7 +321,7 @@ void allToAll(
 }
 
 /** @brief Non-blocking allToAll of @p countPerRank values to and from each rank. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iAllToAll(
     const T* send,
     T* recv,
@@ -342,7 +342,7 @@ template<typename T, typename E = ViewExecutionSpace>
 }
 
 /** @brief allToAllV on host pointers (the specification's alltoallv). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void allToAllV(
     const T* send,
     std::span<const int> sendCounts,
@@ -366,7 +366,7 @@ void allToAllV(
 }
 
 /** @brief Non-blocking allToAllV on host pointers. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iAllToAllV(
     const T* send,
     std::span<const int> sendCounts,
@@ -390,7 +390,7 @@ template<typename T, typename E = ViewExecutionSpace>
 }
 
 /** @brief broadcast of @p count host values (the specification's bcast). */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 void broadcast(
     T* data,
     int count,
@@ -404,7 +404,7 @@ void broadcast(
 }
 
 /** @brief Non-blocking broadcast of @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[nodiscard]] Request iBroadcast(
     T* data,
     int count,
@@ -422,7 +422,7 @@ template<typename T, typename E = ViewExecutionSpace>
 // Deprecated: pointer forms the specification does not name
 
 /** @brief Deprecated: in-place allReduce on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::allReduce(std::span(data, count), op, comm)")]] void allReduce(
     T* data,
     int count,
@@ -436,7 +436,7 @@ template<typename T, typename E = ViewExecutionSpace>
 }
 
 /** @brief Deprecated: non-blocking in-place allReduce on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iAllReduce(std::span(data, count), op, comm)"
 )]] [[nodiscard]] Request
 iAllReduce(
@@ -452,7 +452,7 @@ iAllReduce(
 }
 
 /** @brief Deprecated: in-place reduce on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::reduce(std::span(data, count), op, root, comm)")]] void reduce(
     T* data,
     int count,
@@ -467,7 +467,7 @@ template<typename T, typename E = ViewExecutionSpace>
 }
 
 /** @brief Deprecated: non-blocking in-place reduce on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iReduce(std::span(data, count), op, root, comm)"
 )]] [[nodiscard]] Request
 iReduce(
@@ -484,7 +484,7 @@ iReduce(
 }
 
 /** @brief Deprecated: reduceScatter with @p recvCounts on host pointers. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::reduceScatter(std::span send, std::span recv, recvCounts, op, "
              "comm) or Kokkos::Views")]] void
 reduceScatter(
@@ -510,7 +510,7 @@ reduceScatter(
 }
 
 /** @brief Deprecated: non-blocking reduceScatter with @p recvCounts on host pointers. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iReduceScatter(std::span send, std::span recv, recvCounts, op, "
              "comm) or Kokkos::Views")]] [[nodiscard]] Request
 iReduceScatter(
@@ -536,7 +536,7 @@ iReduceScatter(
 }
 
 /** @brief Deprecated: allGather of @p count values per rank; @p recv holds count x size values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::allGather(std::span send, std::span recv, comm) or "
              "Kokkos::Views")]] void
 allGather(
@@ -559,7 +559,7 @@ allGather(
 }
 
 /** @brief Deprecated: non-blocking allGather of @p count values per rank. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iAllGather(std::span send, std::span recv, comm) or "
              "Kokkos::Views")]] [[nodiscard]] Request
 iAllGather(
@@ -582,7 +582,7 @@ iAllGather(
 }
 
 /** @brief Deprecated: gather of @p count values per rank; @p recv may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::gather(std::span send, std::span recv, root, comm) or "
              "Kokkos::Views")]] void
 gather(
@@ -607,7 +607,7 @@ gather(
 }
 
 /** @brief Deprecated: non-blocking gather of @p count values per rank. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iGather(std::span send, std::span recv, root, comm) or "
              "Kokkos::Views")]] [[nodiscard]] Request
 iGather(
@@ -632,7 +632,7 @@ iGather(
 }
 
 /** @brief Deprecated: gatherV; @p recv (sum of recvCounts values) may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::gatherV(std::span send, std::span recv, recvCounts, root, comm) "
              "or Kokkos::Views")]] void
 gatherV(
@@ -659,7 +659,7 @@ gatherV(
 }
 
 /** @brief Deprecated: non-blocking gatherV. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iGatherV(std::span send, std::span recv, recvCounts, root, "
              "comm) or Kokkos::Views")]] [[nodiscard]] Request
 iGatherV(
@@ -686,7 +686,7 @@ iGatherV(
 }
 
 /** @brief Deprecated: scatter of @p count values per rank; @p send may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::scatter(std::span send, std::span recv, root, comm) or "
              "Kokkos::Views")]] void
 scatter(
@@ -711,7 +711,7 @@ scatter(
 }
 
 /** @brief Deprecated: non-blocking scatter of @p count values per rank. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iScatter(std::span send, std::span recv, root, comm) or "
              "Kokkos::Views")]] [[nodiscard]] Request
 iScatter(
@@ -736,7 +736,7 @@ iScatter(
 }
 
 /** @brief Deprecated: scatterV; @p send (sum of sendCounts values) may be null off root. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::scatterV(std::span send, sendCounts, std::span recv, root, "
              "comm) or Kokkos::Views")]] void
 scatterV(
@@ -763,7 +763,7 @@ scatterV(
 }
 
 /** @brief Deprecated: non-blocking scatterV. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iScatterV(std::span send, sendCounts, std::span recv, root, "
              "comm) or Kokkos::Views")]] [[nodiscard]] Request
 iScatterV(
@@ -790,7 +790,7 @@ iScatterV(
 }
 
 /** @brief Deprecated: scan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::scan(std::span send, std::span recv, op, comm) or "
              "Kokkos::Views")]] void
 scan(
@@ -815,7 +815,7 @@ scan(
 }
 
 /** @brief Deprecated: non-blocking scan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iScan(std::span send, std::span recv, op, comm) or "
              "Kokkos::Views")]] [[nodiscard]] Request
 iScan(
@@ -840,7 +840,7 @@ iScan(
 }
 
 /** @brief Deprecated: exScan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::exScan(std::span send, std::span recv, op, comm) or "
              "Kokkos::Views")]] void
 exScan(
@@ -865,7 +865,7 @@ exScan(
 }
 
 /** @brief Deprecated: non-blocking exScan on @p count host values. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 [[deprecated("use fieldsync::mpi::iExScan(std::span send, std::span recv, op, comm) or "
              "Kokkos::Views")]] [[nodiscard]] Request
 iExScan(

@@ -28,7 +28,7 @@ allToAllV(std::span<const int> sendCounts, std::span<const int> recvCounts) noex
 
 /** @brief Block r of @p send goes to rank r, block r of @p recv comes from rank r (MPI_Alltoall).
  */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void allToAll(
     S&& send,
@@ -43,7 +43,7 @@ void allToAll(
 
 /** @brief Non-blocking allToAll: block r of @p send goes to rank r, block r of @p recv comes from
  * rank r (MPI_Alltoall). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllToAll(
     S&& send,
@@ -57,7 +57,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 }
 
 /** @brief As allToAll with per-rank counts, blocks packed in rank order (MPI_Alltoallv). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void allToAllV(
     S&& send,
@@ -75,7 +75,7 @@ void allToAllV(
 
 /** @brief Non-blocking allToAllV: per-rank counts, blocks packed in rank order (MPI_Alltoallv).
  * Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllToAllV(
     S&& send,

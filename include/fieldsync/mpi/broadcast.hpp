@@ -26,7 +26,7 @@ namespace detail::ops
 } // namespace detail::ops
 
 /** @brief Copies @p data of @p root into @p data of every rank (MPI_Bcast). */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 void broadcast(
     B&& data,
@@ -41,7 +41,7 @@ void broadcast(
 
 /** @brief Non-blocking broadcast: copies @p data of @p root into @p data of every rank (MPI_Bcast).
  * Returns the Request to complete. */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 [[nodiscard]] Request iBroadcast(
     B&& data,

@@ -11,6 +11,9 @@
 namespace fieldsync::mpi
 {
 
+namespace detail
+{
+
 /**
  * @brief Marks "no execution space given": a Kokkos::View is fenced on (and staged with) the
  * default instance of its own execution space; a pointer, std::span or std::vector is not fenced.
@@ -38,6 +41,8 @@ using DependenciesOf = std::conditional_t<
     NoDependencies,
     std::vector<ExecutionSpace>>;
 
+} // namespace detail
+
 /**
  * @brief Per-call options of every collective, passed as the parameter after the communicator.
  *
@@ -61,7 +66,7 @@ using DependenciesOf = std::conditional_t<
  * flight (started on the other ranks in another order), but it cannot wait for a call that the
  * other ranks start only after their own blocking call with another id returns.
  */
-template<typename ExecutionSpace = ViewExecutionSpace>
+template<typename ExecutionSpace = detail::ViewExecutionSpace>
 struct CallOptions
 {
     Staging staging { Staging::Auto };         /**< Auto: direct where MPI can reach the memory */
@@ -69,7 +74,7 @@ struct CallOptions
     Algorithm algorithm { Algorithm::Native }; /**< Native: the MPI library's collective */
     MatchId matchId {};                        /**< none: matched by call order */
     // last, so that positional initialisers written before it keep their meaning
-    DependenciesOf<ExecutionSpace> dependsOn {}; /**< instances to wait for besides exec */
+    detail::DependenciesOf<ExecutionSpace> dependsOn {}; /**< instances to wait for besides exec */
 };
 
 /** @brief Options naming the execution space instance @p exec (and optionally a staging mode). */

@@ -146,7 +146,7 @@ public:
      * anything else, or Cartesian2Step on a tree level, is an Error). Staging and fencing as in
      * the collectives.
      */
-    template<typename B, typename E = ViewExecutionSpace>
+    template<typename B, typename E = detail::ViewExecutionSpace>
     requires CollectiveBuffer<B>
     void allReduce(
         B&& data,

@@ -39,7 +39,7 @@ namespace detail::ops
 
 /** @brief Block r of @p recv (send.size() values) receives @p send of rank r, on every rank
  * (MPI_Allgather). In place: each rank's block is already in recv. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void allGather(
     S&& send,
@@ -54,7 +54,7 @@ void allGather(
 
 /** @brief Non-blocking allGather: block r of @p recv (send.size() values) receives @p send of rank
  * r, on every rank (MPI_Allgather). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllGather(
     S&& send,
@@ -69,7 +69,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 
 /** @brief As allGather with recvCounts[r] values from rank r, packed in rank order
  * (MPI_Allgatherv). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void allGatherV(
     S&& send,
@@ -85,7 +85,7 @@ void allGatherV(
 
 /** @brief Non-blocking allGatherV: recvCounts[r] values from rank r, packed in rank order
  * (MPI_Allgatherv). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllGatherV(
     S&& send,
@@ -101,7 +101,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 
 /** @brief Block r of @p recv on @p root receives @p send of rank r (MPI_Gather). In place: every
  * rank's block r of recv is its contribution. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void gather(
     S&& send,
@@ -117,7 +117,7 @@ void gather(
 
 /** @brief Non-blocking gather: block r of @p recv on @p root receives @p send of rank r
  * (MPI_Gather). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iGather(
     S&& send,
@@ -133,7 +133,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 
 /** @brief As gather with recvCounts[r] values from rank r, packed in rank order (MPI_Gatherv);
  * recvCounts is read on root only unless in place. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void gatherV(
     S&& send,
@@ -150,7 +150,7 @@ void gatherV(
 
 /** @brief Non-blocking gatherV: recvCounts[r] values from rank r, packed in rank order
  * (MPI_Gatherv). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iGatherV(
     S&& send,

@@ -40,7 +40,7 @@ reduceScatter(std::span<const int> recvCounts, ReduceOp op) noexcept
 
 /** @brief Combines @p send of every rank with @p op into @p recv of every rank (MPI_Allreduce);
  * send may be inPlace. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void allReduce(
     S&& send,
@@ -56,7 +56,7 @@ void allReduce(
 
 /** @brief Non-blocking allReduce: combines @p send of every rank with @p op into @p recv of every
  * rank (MPI_Allreduce); send may be inPlace. Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllReduce(
     S&& send,
@@ -71,7 +71,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 }
 
 /** @brief In place: combines @p data of every rank with @p op into @p data of every rank. */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 void allReduce(
     B&& data,
@@ -86,7 +86,7 @@ void allReduce(
 
 /** @brief Non-blocking allReduce: in place: combines @p data of every rank with @p op into @p data
  * of every rank. Returns the Request to complete. */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 [[nodiscard]] Request iAllReduce(
     B&& data,
@@ -100,7 +100,7 @@ requires CollectiveBuffer<B>
 }
 
 /** @brief allReduce of one value in place: @p value becomes @p op over every rank's value. */
-template<typename T, typename E = ViewExecutionSpace>
+template<typename T, typename E = detail::ViewExecutionSpace>
 requires MpiCompatible<T>
 void allReduce(
     T& value,
@@ -115,7 +115,7 @@ void allReduce(
 
 /** @brief Combines @p send of every rank with @p op into @p recv on @p root (MPI_Reduce); recv is
  * unused elsewhere. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void reduce(
     S&& send,
@@ -132,7 +132,7 @@ void reduce(
 
 /** @brief Non-blocking reduce: combines @p send of every rank with @p op into @p recv on @p root
  * (MPI_Reduce); recv is unused elsewhere. Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iReduce(
     S&& send,
@@ -148,7 +148,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 }
 
 /** @brief In place: every rank contributes @p data, the result replaces @p data on @p root. */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 void reduce(
     B&& data,
@@ -164,7 +164,7 @@ void reduce(
 
 /** @brief Non-blocking reduce: in place: every rank contributes @p data, the result replaces @p
  * data on @p root. Returns the Request to complete. */
-template<typename B, typename E = ViewExecutionSpace>
+template<typename B, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<B>
 [[nodiscard]] Request iReduce(
     B&& data,
@@ -180,7 +180,7 @@ requires CollectiveBuffer<B>
 
 /** @brief Reduces @p send (size x n values) over all ranks with @p op; rank r receives block r of
  * the result in @p recv (MPI_Reduce_scatter_block). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void reduceScatter(
     S&& send,
@@ -197,7 +197,7 @@ void reduceScatter(
 /** @brief Non-blocking reduceScatter: reduces @p send (size x n values) over all ranks with @p op;
  * rank r receives block r of the result in @p recv (MPI_Reduce_scatter_block). Returns the Request
  * to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iReduceScatter(
     S&& send,
@@ -212,7 +212,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 }
 
 /** @brief As reduceScatter with recvCounts[r] values for rank r (MPI_Reduce_scatter). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void reduceScatter(
     S&& send,
@@ -229,7 +229,7 @@ void reduceScatter(
 
 /** @brief Non-blocking reduceScatter with recvCounts[r] values for rank r (MPI_Reduce_scatter).
  * Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iReduceScatter(
     S&& send,

@@ -26,7 +26,7 @@ namespace detail::ops
 } // namespace detail::ops
 
 /** @brief Rank r receives @p op over @p send of ranks 0..r (MPI_Scan). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void scan(
     S&& send,
@@ -42,7 +42,7 @@ void scan(
 
 /** @brief Non-blocking scan: rank r receives @p op over @p send of ranks 0..r (MPI_Scan). Returns
  * the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iScan(
     S&& send,
@@ -58,7 +58,7 @@ requires SendArgument<S> && CollectiveBuffer<R>
 
 /** @brief Rank r > 0 receives @p op over @p send of ranks 0..r-1; recv of rank 0 is left unchanged
  * (MPI_Exscan). */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 void exScan(
     S&& send,
@@ -74,7 +74,7 @@ void exScan(
 
 /** @brief Non-blocking exScan: rank r > 0 receives @p op over @p send of ranks 0..r-1
  * (MPI_Exscan). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires SendArgument<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iExScan(
     S&& send,

@@ -27,7 +27,7 @@ namespace detail::ops
 
 /** @brief Rank r receives block r (recv.size() values) of @p send of @p root (MPI_Scatter). recv
  * may be inPlace: each rank's block r of send is its result. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<S> && ReceiveArgument<R>
 void scatter(
     S&& send,
@@ -43,7 +43,7 @@ void scatter(
 
 /** @brief Non-blocking scatter: rank r receives block r (recv.size() values) of @p send of @p root
  * (MPI_Scatter). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<S> && ReceiveArgument<R>
 [[nodiscard]] Request iScatter(
     S&& send,
@@ -59,7 +59,7 @@ requires CollectiveBuffer<S> && ReceiveArgument<R>
 
 /** @brief As scatter with sendCounts[r] values for rank r, packed in rank order (MPI_Scatterv);
  * sendCounts is read on root only unless in place. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<S> && ReceiveArgument<R>
 void scatterV(
     S&& send,
@@ -76,7 +76,7 @@ void scatterV(
 
 /** @brief Non-blocking scatterV: sendCounts[r] values for rank r, packed in rank order
  * (MPI_Scatterv). Returns the Request to complete. */
-template<typename S, typename R, typename E = ViewExecutionSpace>
+template<typename S, typename R, typename E = detail::ViewExecutionSpace>
 requires CollectiveBuffer<S> && ReceiveArgument<R>
 [[nodiscard]] Request iScatterV(
     S&& send,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The allgather algorithms (include/fieldsync/mpi/algorithms.hpp): ring and recursive doubling.
+// The allgather algorithms (compat/fieldsync/mpi/algorithms.hpp): ring and recursive doubling.
 #include "scheduleState.hpp"
 
 namespace fieldsync::mpi::algorithms

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The allreduce and reduce-scatter algorithms (include/fieldsync/mpi/algorithms.hpp): recursive
+// The allreduce and reduce-scatter algorithms (compat/fieldsync/mpi/algorithms.hpp): recursive
 // doubling, ring, Rabenseifner, and reduce-scatter by recursive halving.
 #include "scheduleState.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The rooted algorithms (include/fieldsync/mpi/algorithms.hpp): binomial reduce and broadcast,
+// The rooted algorithms (compat/fieldsync/mpi/algorithms.hpp): binomial reduce and broadcast,
 // scatter+allgather broadcast, naive and divide-and-conquer scatter, binomial and naive gather.
 #include "scheduleState.hpp"
 

@@ -137,19 +137,7 @@ void DuplexBuffer::waitComplete(
 {
     mpi::detail::requireMpiRunning("FullDuplexCommBuffer::waitComplete", where);
     checkStarted("waitComplete", where);
-    // The common case after overlap is done at the first test. A message still in the last
-    // steps of its protocol (a rendezvous: the peer's copy, then its acknowledgement) needs a
-    // few more: tested here in a tight loop, with no clock read and no callback per test (a few
-    // microseconds at most), before the general wait (time-out, listener, and the yield of an
-    // oversubscribed node) takes over.
-    constexpr int tightPolls { 64 };
-    for (int poll { 0 }; poll < tightPolls; ++poll)
-    {
-        if (testHalves(where))
-        {
-            return;
-        }
-    }
+    // the one wait's fast phase completes the common case (done after overlap) in a test or two
     mpi::waitWithTimeout(
         [&] { return testHalves(where); },
         [&]

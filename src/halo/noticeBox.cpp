@@ -121,8 +121,8 @@ std::optional<Notice> NoticeBox::heard(
 )
 {
     Notice notice;
-    // one reference captured, so that the std::function holds it without allocating (a wait
-    // past its spin phase listens on every test)
+    // one reference captured, so that the std::function holds it without allocating (a long
+    // wait listens once per millisecond)
     struct Pumped
     {
         Notice& notice;

@@ -61,7 +61,8 @@ void receiveWaiting(
  * of an exchange it left with an Error (kept until MPI is done with them) and received (kept
  * until the exchange they name listens, or a later start of it makes them stale), and whether
  * the Error in flight came from one. Nothing here runs in a correct program's exchange: notices
- * are sent only after an Error, and received only by a wait past its spin phase.
+ * are sent only after an Error, and received only by a wait that has lasted 1 ms (once per
+ * millisecond: mpi::waitWithTimeout) or every listenEvery-th incomplete isComplete.
  */
 class NoticeBox
 {

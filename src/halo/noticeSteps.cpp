@@ -2,8 +2,8 @@
 // No rank left hanging (doc/reliability.md): a rank that leaves a halo exchange with an Error
 // (bad input in startComm or finaliseComm, a failed check; not a time-out raised as an error,
 // which leaves the exchange in flight with its sends posted) sends a notice to the exchange's
-// peers; a peer's wait, once past its spin phase, listens for it and ends in an Error naming that
-// rank and its message. Nothing here runs in a correct program's exchange.
+// peers; a peer's wait, once it has lasted 1 ms, listens for it (once per millisecond) and ends
+// in an Error naming that rank and its message. Nothing here runs in a correct program's exchange.
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"

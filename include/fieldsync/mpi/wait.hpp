@@ -36,12 +36,18 @@ struct WaitPolicy
 };
 
 /**
- * @brief Waits until @p test returns true without hot-spinning: a short spin of MPI tests
- * (FIELDSYNC_WAIT_SPIN_US, default 100 us, read once per process; each test followed by
+ * @brief Waits until @p test returns true without hot-spinning, in phases: a fast phase of 64
+ * tests back to back (no clock read, callback or yield: a wait whose data is here ends at its
+ * first test, so a small exchange makes one MPI test), a spin of tests up to
+ * FIELDSYNC_WAIT_SPIN_US (default 100 us, read once per process; each test followed by
  * std::this_thread::yield where the node runs more ranks than it has cores, or as
  * FIELDSYNC_WAIT_YIELD says, read once per process: an Error names a bad value), then tests with
  * std::this_thread::yield up to 1 s (a sleep would stall MPI's progress on messages in flight),
  * then tests with sleeps that back off to 1 ms.
+ *
+ * It never blocks inside MPI (MPI_Waitall): MPI has no wait with a time-out, and a blocking call
+ * would turn a peer that never comes into a silent hang; so past the fast phase it keeps
+ * testing, and the time-out below holds.
  *
  * After policy.timeoutSeconds it builds the report "<kind> '<name>' (call site <where>) has
  * waited N s for: <describe()>" and either logs it as a warning, repeated at 2x, 4x, ... the
@@ -49,10 +55,10 @@ struct WaitPolicy
  * operation stays in flight after the error and may be waited for again. Nothing is allocated
  * unless a report is made.
  *
- * @p listen, when given, is called between tests once the spin phase is over (never while
- * spinning, so a wait that completes at once pays nothing for it): it looks for news that the
- * operation cannot complete (a peer's notice that it left the exchange with an Error) and
- * throws to end the wait.
+ * @p listen, when given, is called between tests once the wait has lasted 1 ms, then at most
+ * once per further millisecond (never in the fast or spin phase, so a wait that completes soon
+ * pays nothing for it): it looks for news that the operation cannot complete (a peer's notice
+ * that it left the exchange with an Error) and throws to end the wait.
  */
 void waitWithTimeout(
     const std::function<bool()>& test,

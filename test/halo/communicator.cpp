@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "haloPatterns.hpp"
+#include "packPlan.hpp"
 
 #include "fieldsync/compat.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/halo/communicator.hpp"
-#include "fieldsync/halo/indexRuns.hpp"
 
 #include <cmath>
 #include <span>
@@ -190,7 +190,9 @@ TEST_CASE("Receive lists of runs (packed and unpacked by runs) in both layouts, 
     const Setup setup =
         fieldsync::test::makeSetup(env.rank(), env.sizeRank(), Shape::AllToAll, 61, 40, true, 6);
     // the premise: some list is packed by runs here (and the rest by the gather)
-    REQUIRE((fieldsync::halo::IndexRuns(setup.receive).anyRuns() || setup.receive.totalSize() == 0)
+    REQUIRE(
+        (fieldsync::halo::PackPlan(setup.send, setup.receive, env.rank()).receive().anyLongRuns ||
+         setup.receive.totalSize() == 0)
     );
     Communicator comm(world(), setup.send, setup.receive);
     SECTION("rank 1")

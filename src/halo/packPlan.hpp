@@ -91,9 +91,6 @@ public:
         bool anyLongRuns { false };            /**< some list has longRuns */
     };
 
-    /** @brief An empty plan (no neighbours), until the Pattern has checked its maps. */
-    PackPlan() = default;
-
     /** @brief The plan of @p sendMap and @p receiveMap, seen from rank @p me. */
     PackPlan(const RankSimplexCommMap& sendMap, const RankSimplexCommMap& receiveMap, int me);
 

@@ -85,12 +85,12 @@ public:
     }
 
     /** @brief The pack strategy of the maps (src/halo/packPlan.hpp), made at construction. */
-    [[nodiscard]] const PackPlan& plan() const noexcept { return plan_; }
+    [[nodiscard]] const PackPlan& plan() const noexcept { return *plan_; }
     /** @brief The map indices (and with @p withRuns their runs) in @p space (IndexCache). */
     const IndexArrays& indices(const mpi::SpaceOps& space, bool withRuns) const
     {
         return indices_.get(
-            space, sendMap_, receiveMap_, plan_.send().runs, plan_.receive().runs, withRuns
+            space, sendMap_, receiveMap_, plan_->send().runs, plan_->receive().runs, withRuns
         );
     }
 
@@ -104,7 +104,9 @@ private:
 
     RankSimplexCommMap sendMap_;    /**< cells sent to each neighbour */
     RankSimplexCommMap receiveMap_; /**< ghost cells received from each */
-    PackPlan plan_;                 /**< the pack strategy, found once from the maps */
+    /** @brief the pack strategy, found once from the maps; allocated apart, so that the
+     * Communicator's state stays one small allocation */
+    std::unique_ptr<const PackPlan> plan_;
     /** @brief map indices per memory space; mutable: copied to a space on its first use */
     mutable IndexCache indices_;
     std::vector<int> peers_;            /**< ranks this one sends to or receives from */

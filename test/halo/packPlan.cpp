@@ -207,67 +207,9 @@ TEST_CASE(
 namespace packPlanTest
 {
 using fieldsync::halo::Communicator;
+using fieldsync::test::cellsNotTruth;
+using fieldsync::test::fieldOfTruth;
 using fieldsync::test::Setup;
-using fieldsync::test::truth;
-
-/** @brief A field of @p components of @p setup: owned cells hold truth(), ghosts -1. */
-template<typename V>
-V fieldOf(const Setup& setup, int components)
-{
-    V field;
-    if constexpr (V::rank == 1)
-    {
-        field = V("field", setup.nLocal);
-    }
-    else
-    {
-        field = V("field", setup.nLocal, components);
-    }
-    auto host = Kokkos::create_mirror_view(field);
-    for (int i = 0; i < setup.nLocal; ++i)
-    {
-        for (int c = 0; c < components; ++c)
-        {
-            const double value =
-                i < setup.nOwned ? truth(setup.globalId[static_cast<std::size_t>(i)], c) : -1.0;
-            if constexpr (V::rank == 1)
-            {
-                host(i) = value;
-            }
-            else
-            {
-                host(i, c) = value;
-            }
-        }
-    }
-    Kokkos::deep_copy(field, host);
-    return field;
-}
-
-/** @brief Cells (owned and ghost) of @p field that differ from truth(). */
-template<typename V>
-int wrongCells(const V& field, const Setup& setup, int components)
-{
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-    int wrong { 0 };
-    for (int i = 0; i < setup.nLocal; ++i)
-    {
-        for (int c = 0; c < components; ++c)
-        {
-            double value { 0.0 };
-            if constexpr (V::rank == 1)
-            {
-                value = host(i);
-            }
-            else
-            {
-                value = host(i, c);
-            }
-            wrong += value == truth(setup.globalId[static_cast<std::size_t>(i)], c) ? 0 : 1;
-        }
-    }
-    return wrong;
-}
 
 /** @brief How many of @p map's non-empty receive lists take @p form under @p choice. */
 int listsIn(
@@ -321,30 +263,30 @@ TEST_CASE("Exchanges through each form of the plan give the truth", "[halo][pack
         }
         // one rank-1 field: the form of the case
         Communicator comm(env, setup.send, setup.receive);
-        auto field = fieldOf<View1>(setup, 1);
+        auto field = fieldOfTruth<View1>(setup, 1);
         comm.startComm(field);
         comm.finaliseComm(field);
-        CHECK(wrongCells(field, setup, 1) == 0);
+        CHECK(cellsNotTruth(field, setup, 1) == 0);
 
         // two fields, and a LayoutLeft field of 3 components: never in place
-        auto a = fieldOf<View1>(setup, 1);
-        auto b = fieldOf<View1>(setup, 1);
+        auto a = fieldOfTruth<View1>(setup, 1);
+        auto b = fieldOfTruth<View1>(setup, 1);
         comm.startComm({ a, b }, "two");
         comm.finaliseComm({ a, b }, "two");
-        CHECK(wrongCells(a, setup, 1) == 0);
-        CHECK(wrongCells(b, setup, 1) == 0);
-        auto left = fieldOf<ViewL>(setup, 3);
+        CHECK(cellsNotTruth(a, setup, 1) == 0);
+        CHECK(cellsNotTruth(b, setup, 1) == 0);
+        auto left = fieldOfTruth<ViewL>(setup, 3);
         comm.startComm(left, "left");
         comm.finaliseComm(left, "left");
-        CHECK(wrongCells(left, setup, 3) == 0);
+        CHECK(cellsNotTruth(left, setup, 3) == 0);
 
         // in place switched off: runs or indices only
         comm.setInPlace(false);
         const PackChoice off = PackPlan::choose(PackFields { .inPlaceOn = false });
         CHECK(listsIn(plan, setup.receive, off, PackForm::InPlace) == 0);
-        auto again = fieldOf<View1>(setup, 1);
+        auto again = fieldOfTruth<View1>(setup, 1);
         comm.startComm(again, "off");
         comm.finaliseComm(again, "off");
-        CHECK(wrongCells(again, setup, 1) == 0);
+        CHECK(cellsNotTruth(again, setup, 1) == 0);
     }
 }

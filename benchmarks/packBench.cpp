@@ -2,9 +2,10 @@
 // pack_bench: the halo pack and unpack kernels against std::memcpy of the same bytes, on the
 // send and receive lists HaloBuilder makes for a METIS-partitioned 3-D 7-point grid (the
 // example's patterns), with 1 to 8 components (LayoutRight), and on synthetic lists of fixed run
-// length (the threshold IndexRuns::runsFrom is chosen from that table). Per list: 'runs' packs by
-// runs (halo::packRuns: a copy per run), 'gather' with the general indexed kernel (halo::pack),
-// 'chosen' is what the Communicator uses (IndexRuns::usesRuns). Interleaved rounds, median of
+// length (the threshold PackPlan::runsFrom, src/halo/packPlan.hpp, is chosen from that table).
+// Per list: 'runs' packs by runs (halo::packRuns: a copy per run), 'gather' with the general
+// indexed kernel (halo::pack), 'chosen' is what the Communicator uses. Interleaved rounds, median
+// of
 // --rounds (default 31; short rounds, so that the median skips the ones another process preempted),
 // maximum over ranks; every packed buffer is checked against the truth. With --cold, every timed
 // call starts with the field out of the caches (64 MiB written before it, not timed), as in a
@@ -37,6 +38,8 @@ using fieldsync::halo::IndexRuns;
 using fieldsync::halo::ReverseOp;
 using fieldsync_bench::median;
 using Host = Kokkos::HostSpace;
+/** @brief The engine's PackPlan::runsFrom (src/halo/packPlan.hpp, not public): 'chosen'. */
+constexpr double chosenFrom { 4.0 };
 using Field = Kokkos::View<double**, Kokkos::LayoutRight, Host>;
 using Values = Kokkos::View<double*, Host>;
 template<typename T>
@@ -99,7 +102,7 @@ Row timeList(const std::vector<LocalIndex>& list, std::size_t cells, std::size_t
     row.components = comps;
     row.bytes = n * sizeof(double);
     row.meanRun = runs.meanRunLength(0);
-    row.runs = runs.usesRuns(0);
+    row.runs = runs.meanRunLength(0) >= chosenFrom;
     const int reps = static_cast<int>(std::clamp<std::size_t>(
         (std::size_t { 1 } << 20) / std::max<std::size_t>(row.bytes, 1), 1, 200
     ));

@@ -125,7 +125,7 @@ public:
     /**
      * @brief The arrays of @p send and @p receive in @p space, and with @p withRuns those of
      * their runs (copied on the first call that asks for them: execution spaces that never pack
-     * by runs, Fields::packsByRuns, leave them null and uncopied).
+     * by runs, PackChoice::byRuns, leave them null and uncopied).
      */
     const IndexArrays&
     get(const mpi::SpaceOps& space,

@@ -79,7 +79,9 @@ public:
     ) const;
     /** @brief Claims a pool buffer for @p exchange and sets it up for @p fields. */
     DuplexBuffer& claim(Exchange& exchange, const Fields& fields, std::size_t stride);
-    /** @brief Lets contiguous neighbours go to MPI from and into the field directly. */
+    /** @brief Completes the pattern's PackPlan for @p fields into @p exchange.pack. */
+    void choosePack(Exchange& exchange, DuplexBuffer& buffer, const Fields& fields) const;
+    /** @brief Lets the lists the plan puts in place go to MPI from and into the field. */
     void
     bindInPlace(Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride);
     /** @brief Packs what does not go in place; fences; returns the pack time in telemetry ticks. */

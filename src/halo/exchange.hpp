@@ -3,6 +3,7 @@
 #pragma once
 
 #include "exchangeCheck.hpp"
+#include "packPlan.hpp"
 
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
@@ -30,6 +31,7 @@ struct Exchange
     ReverseOp op { ReverseOp::Replace };  /**< combine op (reverse) */
     bool inFlight { false };              /**< started and not finalised */
     std::vector<FieldShape> fields;       /**< the fields in flight, as started */
+    PackChoice pack;                      /**< the forms open to the fields in flight */
     std::unique_ptr<FieldKeeper> keeper;  /**< holds fields MPI uses in place while in flight */
     std::size_t buffer { npos };          /**< pool entry in use */
     std::size_t lastBuffer { npos };      /**< pool entry used last time (persistent requests) */

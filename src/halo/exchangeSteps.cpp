@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The steps of one halo exchange (doc/architecture.md, "One halo exchange"), in the order they
-// run: start = begin, validate, claim, bindInPlace, post receives, packSends, post sends,
-// markStarted; finish = checkSameFields, wait, unpackReceives, release.
+// run: start = begin, validate, claim, choosePack, bindInPlace, post receives, packSends, post
+// sends, markStarted; finish = checkSameFields, wait, unpackReceives, release. Which lists go in
+// place, by runs or by indices is the PackPlan's (src/halo/packPlan.hpp): the steps ask it.
 #include "communicatorState.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -11,72 +12,6 @@ namespace fieldsync::halo
 
 namespace
 {
-
-/** @brief Number of neighbours of @p map with at least one cell. */
-std::size_t nonEmpty(const RankSimplexCommMap& map) noexcept
-{
-    std::size_t n { 0 };
-    for (std::size_t k = 0; k < map.neighbourCount(); ++k)
-    {
-        n += map.offsets()[k] < map.offsets()[k + 1] ? 1 : 0;
-    }
-    return n;
-}
-
-/** @brief Whether some non-empty neighbour of @p map does not go in place in @p half. */
-bool anyThroughBuffer(const CommBufferCore& half, const RankSimplexCommMap& map) noexcept
-{
-    return map.totalSize() > 0 && (!half.anyDirect() || half.directCount() < nonEmpty(map));
-}
-
-/**
- * @brief Calls @p byRuns(k0, k1) or @p gather(k0, k1) for each range [k0, k1) of neighbours of
- * @p map that go through the buffer of @p half in one form (IndexRuns::usesRuns), as long as
- * possible (one kernel for the range) unless @p perNeighbour; neighbours in place split ranges.
- * Without @p byRunsAllowed (Fields::packsByRuns) every range goes to @p gather.
- */
-template<typename ByRuns, typename Gather>
-void forEachRange(
-    const CommBufferCore& half,
-    const RankSimplexCommMap& map,
-    const IndexRuns& runs,
-    bool byRunsAllowed,
-    bool perNeighbour,
-    const ByRuns& byRuns,
-    const Gather& gather
-)
-{
-    const std::size_t n = map.neighbourCount();
-    const auto empty = [&](std::size_t k)
-    {
-        return map.offsets()[k] == map.offsets()[k + 1];
-    };
-    std::size_t k { 0 };
-    while (k < n)
-    {
-        if (half.isDirect(k) || empty(k))
-        {
-            ++k;
-            continue;
-        }
-        const bool useRuns = byRunsAllowed && runs.usesRuns(k);
-        std::size_t end { k + 1 };
-        while (!perNeighbour && end < n && !half.isDirect(end) &&
-               (empty(end) || (byRunsAllowed && runs.usesRuns(end)) == useRuns))
-        {
-            ++end;
-        }
-        if (useRuns)
-        {
-            byRuns(k, end);
-        }
-        else
-        {
-            gather(k, end);
-        }
-        k = end;
-    }
-}
 
 /** @brief The runs of neighbours [k0, k1) of @p map in the arrays @p arrays. */
 RunRange runRange(
@@ -123,6 +58,7 @@ void CommunicatorState::startSteps(
     double packTicks { 0.0 };
     try
     {
+        choosePack(exchange, buffer, fields);
         bindInPlace(exchange, buffer, fields, stride);
         buffer.startReceives(key.where());
         packTicks = packSends(exchange, buffer, fields, stride);
@@ -236,24 +172,39 @@ DuplexBuffer& CommunicatorState::claim(Exchange& exchange, const Fields& fields,
     return buffer;
 }
 
+void CommunicatorState::choosePack(Exchange& exchange, DuplexBuffer& buffer, const Fields& fields)
+    const
+{
+    exchange.pack =
+        PackPlan::choose(PackFields { .count = fields.count(),
+                                      .rowsContiguous = exchange.fields[0].rowsContiguous(),
+                                      .synchronousHost = fields.synchronousHost(),
+                                      .staged = buffer.sendHalf().staging(),
+                                      .neighbourhood = neighbourhood(),
+                                      .inPlaceOn = options_.inPlace,
+                                      .reverse = exchange.reverse });
+}
+
 void CommunicatorState::bindInPlace(
     Exchange& exchange, DuplexBuffer& buffer, const Fields& fields, std::size_t stride
 )
 {
     const FieldShape& shape = exchange.fields[0];
-    if (!options_.inPlace || fields.count() != 1 || buffer.sendHalf().staging() ||
-        !shape.rowsContiguous() || neighbourhood())
+    const PackChoice& choice = exchange.pack;
+    if (!choice.inPlace(true) && !choice.inPlace(false))
     {
         return;
     }
     const std::size_t cellBytes = stride * fields.valueSize();
     char* data = static_cast<char*>(const_cast<void*>(shape.data));
-    const int me = env_.rank();
-    const auto bind = [&](CommBufferCore& half, const RankSimplexCommMap& map)
+    const auto bind = [&](CommBufferCore& half,
+                          const PackPlan::Side& side,
+                          const RankSimplexCommMap& map,
+                          bool sending)
     {
         for (std::size_t k = 0; k < map.neighbourCount(); ++k)
         {
-            if (map.runStart(k) >= 0 && map.neighbours()[k] != me)
+            if (PackPlan::form(side, k, choice, sending) == PackForm::InPlace)
             {
                 half.setDirect(
                     k,
@@ -263,11 +214,9 @@ void CommunicatorState::bindInPlace(
             }
         }
     };
-    bind(buffer.sendHalf(), pattern_.from(exchange.reverse));
-    if (!exchange.reverse) // a combining reverse exchange must unpack
-    {
-        bind(buffer.receiveHalf(), pattern_.receiveMap());
-    }
+    const PackPlan& plan = pattern_.plan();
+    bind(buffer.sendHalf(), plan.from(exchange.reverse), pattern_.from(exchange.reverse), true);
+    bind(buffer.receiveHalf(), plan.to(exchange.reverse), pattern_.to(exchange.reverse), false);
     if (buffer.sendHalf().anyDirect() || buffer.receiveHalf().anyDirect())
     {
         fields.keep(exchange.keeper); // MPI uses the field: it must outlive the exchange
@@ -279,27 +228,27 @@ double CommunicatorState::packSends(
 )
 {
     const RankSimplexCommMap& out = pattern_.from(exchange.reverse);
+    const PackPlan::Side& side = pattern_.plan().from(exchange.reverse);
     CommBufferCore& half = buffer.sendHalf();
-    if (!anyThroughBuffer(half, out))
+    if (!PackPlan::anyThroughBuffer(side, exchange.pack, true))
     {
         fields.fence(); // MPI reads the field in place: the field's kernels must be done
         return 0.0;
     }
     const ProfilingRegion region(options_.profiling, "fieldsync::halo::pack");
     const auto packStart = stamp();
-    const Pattern::MapRuns& both = pattern_.mapRuns();
-    const IndexArrays& arrays = pattern_.indices(fields.space(), fields.packsByRuns());
+    const IndexArrays& arrays = pattern_.indices(fields.space(), exchange.pack.byRuns());
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
     const RunArrays& runArrays = exchange.reverse ? arrays.receiveRuns : arrays.sendRuns;
-    const IndexRuns& runs = exchange.reverse ? both.receive : both.send;
+    const IndexRuns& runs = side.runs;
     std::size_t offset { 0 };
     for (std::size_t f = 0; f < fields.count(); ++f)
     {
-        forEachRange(
-            half,
+        PackPlan::forEachRange(
+            side,
             out,
-            runs,
-            fields.packsByRuns(),
+            exchange.pack,
+            true,
             false,
             [&](std::size_t k0, std::size_t k1) {
                 fields.packRuns(
@@ -419,16 +368,16 @@ bool CommunicatorState::unpackReceives(
 {
     const bool reverse = exchange.reverse;
     const RankSimplexCommMap& in = pattern_.to(reverse);
+    const PackPlan::Side& side = pattern_.plan().to(reverse);
     const CommBufferCore& half = buffer.receiveHalf();
-    if (!anyThroughBuffer(half, in))
+    if (!PackPlan::anyThroughBuffer(side, exchange.pack, false))
     {
         return false;
     }
-    const Pattern::MapRuns& both = pattern_.mapRuns();
-    const IndexArrays& arrays = pattern_.indices(fields.space(), fields.packsByRuns());
+    const IndexArrays& arrays = pattern_.indices(fields.space(), exchange.pack.byRuns());
     const LocalIndex* idx = reverse ? arrays.send : arrays.receive;
     const RunArrays& runArrays = reverse ? arrays.sendRuns : arrays.receiveRuns;
-    const IndexRuns& runs = reverse ? both.send : both.receive;
+    const IndexRuns& runs = side.runs;
     std::size_t stride { 0 };
     for (const FieldShape& shape : exchange.fields)
     {
@@ -439,11 +388,11 @@ bool CommunicatorState::unpackReceives(
     {
         // a reverse exchange combines per neighbour, in ascending rank order: deterministic, and
         // no two threads of one kernel combine into the same cell
-        forEachRange(
-            half,
+        PackPlan::forEachRange(
+            side,
             in,
-            runs,
-            fields.packsByRuns(),
+            exchange.pack,
+            false,
             reverse,
             [&](std::size_t k0, std::size_t k1)
             {

@@ -73,8 +73,6 @@ IndexRuns::IndexRuns(
             runOffsets_.push_back(first_.size());
             const std::size_t cells = offsets[list + 1] - offsets[list];
             mean_[list] = runs == 0 ? 0.0 : static_cast<double>(cells) / static_cast<double>(runs);
-            anyRuns_ = anyRuns_ || usesRuns(list);
-            allRuns_ = allRuns_ && (cells == 0 || usesRuns(list));
             runs = 0;
         }
     };

@@ -91,6 +91,7 @@ Pattern::Pattern(
     }
     std::sort(peers_.begin(), peers_.end());
     peers_.erase(std::unique(peers_.begin(), peers_.end()), peers_.end());
+    plan_ = std::make_unique<const PackPlan>(sendMap_, receiveMap_, me);
 }
 
 void Pattern::hashCells(const CommitOptions& options, bool check)

@@ -4,9 +4,9 @@
 #pragma once
 
 #include "bufferPool.hpp"
+#include "packPlan.hpp"
 
 #include "fieldsync/halo/commitOptions.hpp"
-#include "fieldsync/halo/indexRuns.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 
 #include <cstddef>
@@ -21,7 +21,8 @@ namespace fieldsync::halo
 
 /**
  * @brief Who sends which cells to whom: the send and receive maps and what is derived from them
- * once (their peers, their largest neighbour list, their index runs, check mode's cell hashes).
+ * once (their peers, their largest neighbour list, the pack plan with their index runs, check
+ * mode's cell hashes).
  * Built and checked with the Communicator (the constructor) and at commit (hashCells); the steps
  * of an exchange read it through a `const Pattern&`.
  */
@@ -83,30 +84,14 @@ public:
         return reverse ? cells_->send : cells_->receive;
     }
 
-    /** @brief The runs of both maps, for the pack and unpack kernels. */
-    struct MapRuns
-    {
-        IndexRuns send;    /**< of the send map */
-        IndexRuns receive; /**< of the receive map */
-    };
-    /**
-     * @brief The maps' runs, analysed at the first pack or unpack through a buffer, as the index
-     * arrays are copied then (a Communicator whose messages all travel in place never needs them).
-     */
-    const MapRuns& mapRuns() const
-    {
-        if (!runs_)
-        {
-            runs_ = std::make_unique<const MapRuns>(MapRuns { IndexRuns(sendMap_),
-                                                              IndexRuns(receiveMap_) });
-        }
-        return *runs_;
-    }
+    /** @brief The pack strategy of the maps (src/halo/packPlan.hpp), made at construction. */
+    [[nodiscard]] const PackPlan& plan() const noexcept { return *plan_; }
     /** @brief The map indices (and with @p withRuns their runs) in @p space (IndexCache). */
     const IndexArrays& indices(const mpi::SpaceOps& space, bool withRuns) const
     {
-        const MapRuns& both = mapRuns();
-        return indices_.get(space, sendMap_, receiveMap_, both.send, both.receive, withRuns);
+        return indices_.get(
+            space, sendMap_, receiveMap_, plan_->send().runs, plan_->receive().runs, withRuns
+        );
     }
 
 private:
@@ -119,11 +104,9 @@ private:
 
     RankSimplexCommMap sendMap_;    /**< cells sent to each neighbour */
     RankSimplexCommMap receiveMap_; /**< ghost cells received from each */
-    /**
-     * @brief null until a pack or unpack goes through a buffer (mapRuns()); mutable: a cache of
-     * what the maps determine, filled once on first use
-     */
-    mutable std::unique_ptr<const MapRuns> runs_;
+    /** @brief the pack strategy, found once from the maps; allocated apart, so that the
+     * Communicator's state stays one small allocation */
+    std::unique_ptr<const PackPlan> plan_;
     /** @brief map indices per memory space; mutable: copied to a space on its first use */
     mutable IndexCache indices_;
     std::vector<int> peers_;            /**< ranks this one sends to or receives from */

@@ -8,17 +8,19 @@
 #include <vector>
 
 #include "haloPatterns.hpp"
+#include "packPlan.hpp"
 
 #include "fieldsync/compat.hpp"
 #include "fieldsync/core/liveObjects.hpp"
 #include "fieldsync/core/settings.hpp"
 #include "fieldsync/halo/communicator.hpp"
-#include "fieldsync/halo/indexRuns.hpp"
 
 #include <cmath>
 #include <span>
 
 using fieldsync::halo::Communicator;
+using fieldsync::test::cellsNotTruth;
+using fieldsync::test::fieldOfTruth;
 using fieldsync::test::Setup;
 using fieldsync::test::Shape;
 using fieldsync::test::truth;
@@ -41,67 +43,6 @@ Setup setupFor(Shape shape, std::uint64_t seed, bool scatter, int maxSize = 12)
     return fieldsync::test::makeSetup(env.rank(), env.sizeRank(), shape, seed, maxSize, scatter);
 }
 
-/** Owned cells hold truth(), ghosts -1. */
-template<typename V>
-V makeField(const Setup& setup, int components, int step = 0)
-{
-    V field;
-    if constexpr (V::rank == 1)
-    {
-        field = V("field", setup.nLocal);
-    }
-    else
-    {
-        field = V("field", setup.nLocal, components);
-    }
-    auto host = Kokkos::create_mirror_view(field);
-    for (int i = 0; i < setup.nLocal; ++i)
-    {
-        for (int c = 0; c < components; ++c)
-        {
-            const double value = i < setup.nOwned
-                                     ? truth(setup.globalId[static_cast<std::size_t>(i)], c, step)
-                                     : -1.0;
-            if constexpr (V::rank == 1)
-            {
-                host(i) = value;
-            }
-            else
-            {
-                host(i, c) = value;
-            }
-        }
-    }
-    Kokkos::deep_copy(field, host);
-    return field;
-}
-
-/** Counts cells (owned and ghost) that differ from truth(). */
-template<typename V>
-int countWrong(const V& field, const Setup& setup, int components, int step = 0)
-{
-    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
-    int wrong { 0 };
-    for (int i = 0; i < setup.nLocal; ++i)
-    {
-        const long g = setup.globalId[static_cast<std::size_t>(i)];
-        for (int c = 0; c < components; ++c)
-        {
-            double value { 0 };
-            if constexpr (V::rank == 1)
-            {
-                value = host(i);
-            }
-            else
-            {
-                value = host(i, c);
-            }
-            wrong += value == truth(g, c, step) ? 0 : 1;
-        }
-    }
-    return wrong;
-}
-
 const char* name(Shape shape)
 {
     return shape == Shape::Ring ? "ring" : shape == Shape::AllToAll ? "all-to-all" : "random";
@@ -122,12 +63,12 @@ TEST_CASE("Forward exchange of rank-1 views: ring, all-to-all and random graphs"
                     const Setup setup = setupFor(shape, seed, scatter);
                     Communicator comm(world(), setup.send, setup.receive);
                     comm.setPersistent(persistent);
-                    auto field = makeField<View1>(setup, 1);
+                    auto field = fieldOfTruth<View1>(setup, 1);
                     for (int step = 0; step < 3; ++step) // reuse: persistent requests restart
                     {
                         comm.startComm(field, "rank1");
                         comm.finaliseComm(field, "rank1");
-                        REQUIRE(countWrong(field, setup, 1) == 0);
+                        REQUIRE(cellsNotTruth(field, setup, 1) == 0);
                     }
                 }
             }
@@ -141,37 +82,37 @@ TEST_CASE("Rank-2 views in both layouts, vectors and spans")
     Communicator comm(world(), setup.send, setup.receive);
     SECTION("LayoutLeft")
     {
-        auto field = makeField<ViewL>(setup, 3);
+        auto field = fieldOfTruth<ViewL>(setup, 3);
         comm.startComm(field);
         comm.finaliseComm(field);
-        REQUIRE(countWrong(field, setup, 3) == 0);
+        REQUIRE(cellsNotTruth(field, setup, 3) == 0);
     }
     SECTION("LayoutRight, contiguous ghosts (in place)")
     {
         const Setup contiguous = setupFor(Shape::AllToAll, 12, false);
         Communicator direct(world(), contiguous.send, contiguous.receive);
-        auto field = makeField<ViewR>(contiguous, 2);
+        auto field = fieldOfTruth<ViewR>(contiguous, 2);
         direct.startComm(field);
         direct.finaliseComm(field);
-        REQUIRE(countWrong(field, contiguous, 2) == 0);
+        REQUIRE(cellsNotTruth(field, contiguous, 2) == 0);
     }
     SECTION("std::vector and std::span")
     {
         // the field's values as the test's formula wrote them, read on the host (a GPU build's
         // View1 is in device memory)
         const auto view =
-            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), makeField<View1>(setup, 1));
+            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fieldOfTruth<View1>(setup, 1));
         std::vector<double> values(view.data(), view.data() + view.extent(0));
         comm.startComm(values, "vector");
         comm.finaliseComm(values, "vector");
-        REQUIRE(countWrong(View1(Kokkos::view_alloc(), 0), Setup {}, 1) == 0);
+        REQUIRE(cellsNotTruth(View1(Kokkos::view_alloc(), 0), Setup {}, 1) == 0);
         Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> wrapped(
             values.data(), values.size()
         );
-        REQUIRE(countWrong(wrapped, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(wrapped, setup, 1) == 0);
 
         const auto other =
-            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), makeField<View1>(setup, 1));
+            Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), fieldOfTruth<View1>(setup, 1));
         std::vector<double> storage(other.data(), other.data() + other.extent(0));
         std::span<double> span(storage);
         comm.startComm(span);
@@ -179,7 +120,7 @@ TEST_CASE("Rank-2 views in both layouts, vectors and spans")
         Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> spanView(
             storage.data(), storage.size()
         );
-        REQUIRE(countWrong(spanView, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(spanView, setup, 1) == 0);
     }
 }
 
@@ -190,38 +131,40 @@ TEST_CASE("Receive lists of runs (packed and unpacked by runs) in both layouts, 
     const Setup setup =
         fieldsync::test::makeSetup(env.rank(), env.sizeRank(), Shape::AllToAll, 61, 40, true, 6);
     // the premise: some list is packed by runs here (and the rest by the gather)
-    REQUIRE((fieldsync::halo::IndexRuns(setup.receive).anyRuns() || setup.receive.totalSize() == 0)
+    REQUIRE(
+        (fieldsync::halo::PackPlan(setup.send, setup.receive, env.rank()).receive().anyLongRuns ||
+         setup.receive.totalSize() == 0)
     );
     Communicator comm(world(), setup.send, setup.receive);
     SECTION("rank 1")
     {
-        auto field = makeField<View1>(setup, 1);
+        auto field = fieldOfTruth<View1>(setup, 1);
         comm.startComm(field);
         comm.finaliseComm(field);
-        REQUIRE(countWrong(field, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(field, setup, 1) == 0);
     }
     SECTION("LayoutRight and LayoutLeft, 3 and 8 components")
     {
         for (const int components : { 3, 8 })
         {
-            auto right = makeField<ViewR>(setup, components);
-            auto left = makeField<ViewL>(setup, components);
+            auto right = fieldOfTruth<ViewR>(setup, components);
+            auto left = fieldOfTruth<ViewL>(setup, components);
             comm.startComm(right, "right");
             comm.startComm(left, "left");
             comm.finaliseComm(left, "left");
             comm.finaliseComm(right, "right");
-            REQUIRE(countWrong(right, setup, components) == 0);
-            REQUIRE(countWrong(left, setup, components) == 0);
+            REQUIRE(cellsNotTruth(right, setup, components) == 0);
+            REQUIRE(cellsNotTruth(left, setup, components) == 0);
         }
     }
     SECTION("two fields in one message (no memcpy: the buffer interleaves them)")
     {
-        auto first = makeField<ViewR>(setup, 3);
-        auto second = makeField<ViewR>(setup, 3);
+        auto first = fieldOfTruth<ViewR>(setup, 3);
+        auto second = fieldOfTruth<ViewR>(setup, 3);
         comm.startComm({ first, second }, "pair");
         comm.finaliseComm({ first, second }, "pair");
-        REQUIRE(countWrong(first, setup, 3) == 0);
-        REQUIRE(countWrong(second, setup, 3) == 0);
+        REQUIRE(cellsNotTruth(first, setup, 3) == 0);
+        REQUIRE(cellsNotTruth(second, setup, 3) == 0);
     }
 }
 
@@ -232,14 +175,14 @@ TEST_CASE("Forced staging through host buffers")
         const Setup setup = setupFor(Shape::AllToAll, 21, scatter);
         Communicator comm(world(), setup.send, setup.receive);
         comm.setStaging(mpi::Staging::Always);
-        auto field = makeField<View1>(setup, 1);
-        auto field2 = makeField<ViewR>(setup, 2);
+        auto field = fieldOfTruth<View1>(setup, 1);
+        auto field2 = fieldOfTruth<ViewR>(setup, 2);
         comm.startComm(field);
         comm.startComm(field2);
         comm.finaliseComm(field2);
         comm.finaliseComm(field);
-        REQUIRE(countWrong(field, setup, 1) == 0);
-        REQUIRE(countWrong(field2, setup, 2) == 0);
+        REQUIRE(cellsNotTruth(field, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(field2, setup, 2) == 0);
     }
 }
 
@@ -247,18 +190,18 @@ TEST_CASE("Several fields in one exchange")
 {
     const Setup setup = setupFor(Shape::Random, 31, false);
     Communicator comm(world(), setup.send, setup.receive);
-    auto a = makeField<ViewL>(setup, 2);
-    auto b = makeField<ViewL>(setup, 3);
+    auto a = fieldOfTruth<ViewL>(setup, 2);
+    auto b = fieldOfTruth<ViewL>(setup, 3);
     comm.startComm({ a, b }, "pair");
     comm.finaliseComm({ a, b }, "pair");
-    REQUIRE(countWrong(a, setup, 2) == 0);
-    REQUIRE(countWrong(b, setup, 3) == 0);
-    auto c = makeField<View1>(setup, 1);
-    auto d = makeField<View1>(setup, 1);
+    REQUIRE(cellsNotTruth(a, setup, 2) == 0);
+    REQUIRE(cellsNotTruth(b, setup, 3) == 0);
+    auto c = fieldOfTruth<View1>(setup, 1);
+    auto d = fieldOfTruth<View1>(setup, 1);
     comm.startComm({ c, d });
     comm.finaliseComm({ c, d });
-    REQUIRE(countWrong(c, setup, 1) == 0);
-    REQUIRE(countWrong(d, setup, 1) == 0);
+    REQUIRE(cellsNotTruth(c, setup, 1) == 0);
+    REQUIRE(cellsNotTruth(d, setup, 1) == 0);
 }
 
 TEST_CASE("Several keys in flight, started and finalised in rank-dependent orders")
@@ -276,7 +219,7 @@ TEST_CASE("Several keys in flight, started and finalised in rank-dependent order
     std::vector<View1> fields;
     for (int f = 0; f < 3; ++f)
     {
-        fields.push_back(makeField<View1>(setup, 1, f));
+        fields.push_back(fieldOfTruth<View1>(setup, 1, f));
     }
     const std::vector<std::string> keys { "alpha", "beta", "gamma" };
     std::vector<int> startOrder { 0, 1, 2 };
@@ -301,7 +244,7 @@ TEST_CASE("Several keys in flight, started and finalised in rank-dependent order
     }
     for (int f = 0; f < 3; ++f)
     {
-        REQUIRE(countWrong(fields[static_cast<std::size_t>(f)], setup, 1, f) == 0);
+        REQUIRE(cellsNotTruth(fields[static_cast<std::size_t>(f)], setup, 1, f) == 0);
     }
     REQUIRE(comm.poolSize() == 3);
 }
@@ -312,8 +255,8 @@ TEST_CASE("progress() moves every exchange in flight until all have completed")
     const Setup setup = setupFor(Shape::Random, 43, true, 200); // up to 1.6 KiB per message
     Communicator comm(env, setup.send, setup.receive);
     REQUIRE(comm.progress()); // nothing in flight
-    View1 first = makeField<View1>(setup, 1, 0);
-    ViewR second = makeField<ViewR>(setup, 3, 1);
+    View1 first = fieldOfTruth<View1>(setup, 1, 0);
+    ViewR second = fieldOfTruth<ViewR>(setup, 3, 1);
     const fieldsync::CommKey a { "progress::a" };
     const fieldsync::CommKey b { "progress::b" };
     comm.startComm(first, a);
@@ -327,8 +270,8 @@ TEST_CASE("progress() moves every exchange in flight until all have completed")
     REQUIRE(comm.isComplete(b));
     comm.finaliseComm(second, b);
     comm.finaliseComm(first, a);
-    REQUIRE(countWrong(first, setup, 1, 0) == 0);
-    REQUIRE(countWrong(second, setup, 3, 1) == 0);
+    REQUIRE(cellsNotTruth(first, setup, 1, 0) == 0);
+    REQUIRE(cellsNotTruth(second, setup, 3, 1) == 0);
     REQUIRE(comm.progress());
     REQUIRE(comm.stats(a).exchanges == 1);
 }
@@ -435,8 +378,8 @@ TEST_CASE("Communicator misuse is an Error naming the key")
     const auto env = world();
     const Setup setup = setupFor(Shape::AllToAll, 71, false);
     Communicator comm(env, setup.send, setup.receive);
-    auto field = makeField<View1>(setup, 1);
-    auto other = makeField<View1>(setup, 1);
+    auto field = fieldOfTruth<View1>(setup, 1);
+    auto other = fieldOfTruth<View1>(setup, 1);
 
     SECTION("start twice under one key")
     {
@@ -457,7 +400,7 @@ TEST_CASE("Communicator misuse is an Error naming the key")
             comm.finaliseComm(other, "running"), Catch::Contains("not the field that was started")
         );
         comm.finaliseComm(field);
-        REQUIRE(countWrong(field, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(field, setup, 1) == 0);
     }
     SECTION("a field too small for the maps")
     {
@@ -511,7 +454,7 @@ TEST_CASE("Communicator misuse is an Error naming the key")
             comm.finaliseComm(shorter, "shape"), Catch::Contains("other extents or strides")
         );
         comm.finaliseComm(field, "shape");
-        REQUIRE(countWrong(field, setup, 1) == 0);
+        REQUIRE(cellsNotTruth(field, setup, 1) == 0);
     }
     SECTION("an empty Communicator")
     {
@@ -728,7 +671,7 @@ TEST_CASE("A field let go while its in-place exchange is in flight stays alive u
     {
         std::optional<Communicator> comm(std::in_place, env, setup.send, setup.receive);
         {
-            View1 field = makeField<View1>(setup, 1);
+            View1 field = fieldOfTruth<View1>(setup, 1);
             comm->startComm(field, "let go");
         } // the caller's handle is gone; the exchange still holds the field
         MPI_Barrier(MPI_COMM_WORLD); // the peers' messages arrive into the held field
@@ -738,10 +681,10 @@ TEST_CASE("A field let go while its in-place exchange is in flight stays alive u
     }
     // and the usual path: the same Communicator finalises a field whose handle it also holds
     Communicator comm(env, setup.send, setup.receive);
-    View1 field = makeField<View1>(setup, 1);
+    View1 field = fieldOfTruth<View1>(setup, 1);
     comm.startComm(field, "kept");
     comm.finaliseComm(field, "kept");
-    REQUIRE(countWrong(field, setup, 1) == 0);
+    REQUIRE(cellsNotTruth(field, setup, 1) == 0);
     REQUIRE(field.use_count() == 1); // the exchange let its copy go at finalise
 }
 

@@ -6,6 +6,8 @@
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync_test/mix.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
@@ -168,6 +170,67 @@ inline Setup makeSetup(
 inline double truth(long globalId, int component, int step = 0)
 {
     return static_cast<double>(globalId) * 8.0 + component * 0.25 + step * 1.0e6;
+}
+
+/** @brief A field of @p components per cell of @p setup: owned cells hold truth(), ghosts -1. */
+template<typename V>
+V fieldOfTruth(const Setup& setup, int components, int step = 0)
+{
+    V field;
+    if constexpr (V::rank == 1)
+    {
+        field = V("field", setup.nLocal);
+    }
+    else
+    {
+        field = V("field", setup.nLocal, components);
+    }
+    auto host = Kokkos::create_mirror_view(field);
+    for (int i = 0; i < setup.nLocal; ++i)
+    {
+        for (int c = 0; c < components; ++c)
+        {
+            const double value = i < setup.nOwned
+                                     ? truth(setup.globalId[static_cast<std::size_t>(i)], c, step)
+                                     : -1.0;
+            if constexpr (V::rank == 1)
+            {
+                host(i) = value;
+            }
+            else
+            {
+                host(i, c) = value;
+            }
+        }
+    }
+    Kokkos::deep_copy(field, host);
+    return field;
+}
+
+/** @brief The cells (owned and ghost) of @p field that differ from truth(). */
+template<typename V>
+int cellsNotTruth(const V& field, const Setup& setup, int components, int step = 0)
+{
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), field);
+    int wrong { 0 };
+    for (int i = 0; i < setup.nLocal; ++i)
+    {
+        const long g = setup.globalId[static_cast<std::size_t>(i)];
+        for (int c = 0; c < components; ++c)
+        {
+            double value { 0 };
+            if constexpr (V::rank == 1)
+            {
+                value = host(i);
+            }
+            else
+            {
+                value = host(i, c);
+            }
+            wrong += value == truth(g, c, step) ? 0 : 1;
+        }
+    }
+    return wrong;
 }
 
 /** @brief The value rank @p r's ghost of global id @p g sends back in reverse tests. */

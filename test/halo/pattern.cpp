@@ -60,10 +60,9 @@ TEST_CASE("Pattern derives peers, sizes and repeats from the maps", "[halo][patt
     CHECK(&pattern.to(true) == &pattern.sendMap());
     CHECK_FALSE(pattern.blockShape().has_value());
 
-    const Pattern::MapRuns& runs = pattern.mapRuns();
-    CHECK(&pattern.mapRuns() == &runs);  // analysed once
-    CHECK(runs.send.runCount() == 4);    // {0,1,2} {3} {5} {4,5}
-    CHECK(runs.receive.runCount() == 2); // {6} {7,8}
+    const fieldsync::halo::PackPlan& plan = pattern.plan();
+    CHECK(plan.send().runs.runCount() == 4);    // {0,1,2} {3} {5} {4,5}
+    CHECK(plan.receive().runs.runCount() == 2); // {6} {7,8}
 
     const auto& host = fieldsync::mpi::spaceOps<Kokkos::HostSpace>();
     const auto& arrays = pattern.indices(host, true);

@@ -114,11 +114,18 @@ public:
     [[nodiscard]] virtual const mpi::SpaceOps& space() const noexcept = 0;
 
     /**
-     * @brief Whether lists of runs are packed by runs (packRuns()): on synchronous host
-     * execution spaces, where a copy per run beats the gather; on a GPU the gather kernel was
-     * faster on every measured pattern (doc/notes/gpu.md), so lists always go to pack() there.
+     * @brief Whether the kernels run synchronously on the host (mpi::synchronousHost of the
+     * execution space): only there can packRuns() run. Whether lists are packed by runs is the
+     * engine's pack plan's to decide.
      */
-    [[nodiscard]] virtual bool packsByRuns() const noexcept = 0;
+    [[nodiscard]] virtual bool synchronousHost() const noexcept = 0;
+
+    /** @brief Deprecated: the engine's pack plan decides; this says synchronousHost(). */
+    [[deprecated("the pack plan decides; ask Fields::synchronousHost()")]] [[nodiscard]] bool
+    packsByRuns() const noexcept
+    {
+        return synchronousHost();
+    }
 
     /**
      * @brief Packs cells idx[begin, end) of field @p f into @p buffer (bytes in the fields'
@@ -260,7 +267,7 @@ public:
 
     const mpi::SpaceOps& space() const noexcept override { return mpi::spaceOps<MemSpace>(); }
 
-    bool packsByRuns() const noexcept override { return mpi::synchronousHost<Exec>; }
+    bool synchronousHost() const noexcept override { return mpi::synchronousHost<Exec>; }
 
     void pack(
         std::size_t f,
@@ -382,7 +389,7 @@ public:
 private:
     using Unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
 
-    /** @brief The engine asks packsByRuns() first: runs never reach another space. */
+    /** @brief The engine's plan asks synchronousHost() first: runs never reach another space. */
     [[noreturn]] static void noRuns()
     {
         throw Error(

@@ -4,6 +4,7 @@
 #include "fieldsync/core/localIndex.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <source_location>
 #include <span>
@@ -22,16 +23,15 @@ namespace fieldsync::halo
  * is the map's offsets()[k]. Runs are maximal: a run ends where the next cell is not the next
  * one in the field.
  *
- * A list is packed by runs (usesRuns()) when its mean run length is at least runsFrom cells, on
- * synchronous host spaces (Fields::packsByRuns()): each run is then one copy (fixed-size blocks,
- * halo::copyRuns()) or one loop instead of a gather through the index list.
+ * Whether a list is packed by runs is the engine's pack plan's decision (src/halo/packPlan.hpp,
+ * from meanRunLength()); this class only finds the runs.
  */
 class IndexRuns
 {
 public:
-    /** @brief Mean run length (cells) from which a list is packed by runs (measured:
-     * doc/notes/performance.md). */
-    static constexpr double runsFrom { 4.0 };
+    /** @brief Deprecated: the engine's threshold is PackPlan::runsFrom (src/halo/packPlan.hpp). */
+    [[deprecated("the pack plan decides (src/halo/packPlan.hpp); compare meanRunLength()"
+    )]] static constexpr double runsFrom { 4.0 };
 
     /** @brief No runs (a map with no neighbours). */
     IndexRuns() = default;
@@ -69,22 +69,41 @@ public:
     /** @brief Cells per run of list @p k (0 for an empty list). */
     [[nodiscard]] double meanRunLength(std::size_t k) const noexcept { return mean_[k]; }
 
-    /** @brief Whether list @p k is packed by runs (mean run length at least runsFrom). */
-    [[nodiscard]] bool usesRuns(std::size_t k) const noexcept { return mean_[k] >= runsFrom; }
+    /** @brief Deprecated: whether list @p k's mean run length is at least 4 cells. */
+    [[deprecated("the pack plan decides (src/halo/packPlan.hpp); compare meanRunLength(k)"
+    )]] [[nodiscard]] bool
+    usesRuns(std::size_t k) const noexcept
+    {
+        return mean_[k] >= legacyRunsFrom_;
+    }
 
-    /** @brief Whether some list is packed by runs. */
-    [[nodiscard]] bool anyRuns() const noexcept { return anyRuns_; }
+    /** @brief Deprecated: whether some list's mean run length is at least 4 cells. */
+    [[deprecated("the pack plan decides (src/halo/packPlan.hpp); compare meanRunLength(k)"
+    )]] [[nodiscard]] bool
+    anyRuns() const noexcept
+    {
+        return std::any_of(
+            mean_.begin(), mean_.end(), [](double m) { return m >= legacyRunsFrom_; }
+        );
+    }
 
-    /** @brief Whether every non-empty list is packed by runs. */
-    [[nodiscard]] bool allRuns() const noexcept { return allRuns_; }
+    /** @brief Deprecated: whether every non-empty list's mean run length is at least 4 cells. */
+    [[deprecated("the pack plan decides (src/halo/packPlan.hpp); compare meanRunLength(k)"
+    )]] [[nodiscard]] bool
+    allRuns() const noexcept
+    {
+        return std::all_of(
+            mean_.begin(), mean_.end(), [](double m) { return m == 0.0 || m >= legacyRunsFrom_; }
+        );
+    }
 
 private:
     std::vector<LocalIndex> first_;             /**< first cell of each run */
     std::vector<std::size_t> at_ { 0 };         /**< list position of each run, then the total */
     std::vector<std::size_t> runOffsets_ { 0 }; /**< runs of list k: [k], [k+1] */
     std::vector<double> mean_;                  /**< mean run length per list */
-    bool anyRuns_ { false };                    /**< some list uses runs */
-    bool allRuns_ { true };                     /**< every non-empty list uses runs */
+    /** @brief The deprecated members' threshold, as it was when they were deprecated. */
+    static constexpr double legacyRunsFrom_ { 4.0 };
 };
 
 } // namespace fieldsync::halo

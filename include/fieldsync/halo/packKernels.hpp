@@ -499,7 +499,7 @@ bool copiesRuns(const V& field, std::size_t stride)
 /**
  * @brief Packs the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) of
  * @p field into buffer(i * stride + offset + c), i the list position, on a synchronous host
- * space (the engine packs by runs only there, Fields::packsByRuns(): on a GPU the gather kernel
+ * space (the engine packs by runs only there, its pack plan decides: on a GPU the gather kernel
  * was faster on every measured pattern): a copy per run where copiesRuns() says so, else one
  * loop per run.
  */

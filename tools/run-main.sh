@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The main job: set-up, build, then run the finite-volume example solver on 4 ranks with a
-# moving load, twice: with rebalancing off and on (when the build has Zoltan), and print both
-# time loops (each including every rebalance) and their ratio. Without arguments the load is
-# --load-extra 32; arguments replace that and go to both runs (for example --vtk out/ or
-# --steps 200). RUN_MAIN_RANKS sets the rank count (4).
+# The main job: set-up, build, then run the finite-volume example solver on a rank per core
+# (bound to it) with a moving load, twice: with rebalancing off and on (when the build has
+# Zoltan), and print both time loops (each including every rebalance) and their ratio. Without
+# arguments the load is --load-extra 32; arguments replace that and go to both runs (for example
+# --vtk out/ or --steps 200). RUN_MAIN_RANKS sets the rank count (nproc); more ranks than cores
+# run unbound.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/setup.sh
@@ -11,14 +12,18 @@ source tools/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target fieldsync-heat
 heat=build/release/examples/heat/fieldsync-heat
-ranks=${RUN_MAIN_RANKS:-4}
+ranks=${RUN_MAIN_RANKS:-$(nproc)}
+bind=()
+if ((ranks <= $(nproc))); then
+    bind=(--bind-to core)
+fi
 args=("$@")
 if ((${#args[@]} == 0)); then
     args=(--load-extra 32)
 fi
 if ! grep -q "FIELDSYNC_WITH_ZOLTAN:BOOL=ON" build/release/CMakeCache.txt; then
     echo "run-main: this build has no Zoltan: one run, without rebalancing"
-    exec mpiexec -n "$ranks" "$heat" "${args[@]}"
+    exec mpiexec -n "$ranks" "${bind[@]}" "$heat" "${args[@]}"
 fi
 for arg in "${args[@]}"; do
     if [[ $arg == --rebalance ]]; then
@@ -30,9 +35,9 @@ done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "=== rebalancing off"
-mpiexec -n "$ranks" "$heat" "${args[@]}" | tee "$out/off.txt"
+mpiexec -n "$ranks" "${bind[@]}" "$heat" "${args[@]}" | tee "$out/off.txt"
 echo "=== rebalancing on (when the predicted gain exceeds the cost)"
-mpiexec -n "$ranks" "$heat" "${args[@]}" --rebalance | tee "$out/on.txt"
+mpiexec -n "$ranks" "${bind[@]}" "$heat" "${args[@]}" --rebalance | tee "$out/on.txt"
 
 # "time loop: 2.345 s (slowest rank), 3 rebalances costing 0.123 s included"
 loop() { sed -n 's/^time loop: \([0-9.]*\) s (slowest rank), \([0-9]*\) rebalances costing \([0-9.]*\) s.*/\1 \2 \3/p' "$1"; }

@@ -689,7 +689,8 @@ HeatStats runIntervals(
     partition::RebalanceTrigger trigger(
         env,
         { .costEstimate = load.costEstimate >= 0.0 ? load.costEstimate : repeatedSeconds,
-          .extendWhilePersisting = load.horizon == 0 }
+          .extendWhilePersisting = load.horizon == 0,
+          .nodeCores = load.nodeCores }
     );
     double paid { -1.0 };         // what the last rebalance cost, until the next interval reports
     double slowestBefore { 0.0 }; // the slowest rank's compute per step before it

@@ -71,6 +71,11 @@ struct LoadOptions
      * set-up steps a rebalance repeats: moving the ids, the owned cells, the halo, the solver).
      */
     double costEstimate { -1.0 };
+    /**
+     * @brief The cores the ranks of one node may run on, for the gain's rule
+     * (partition::RebalanceTriggerOptions::nodeCores; 0: the union of their affinity masks).
+     */
+    int nodeCores { 0 };
     partition::RebalanceMethod method { partition::RebalanceMethod::Hsfc }; /**< Zoltan method */
     /**
      * @brief Cost of one sub-step relative to a cell update, the weights' starting value; each

@@ -85,6 +85,14 @@ void declareLoadOptions(CLI::App& app, Arguments& a)
     )
         ->capture_default_str();
     app.add_option(
+           "--rebalance-cores",
+           load.nodeCores,
+           "cores the ranks of one node may run on, for the predicted gain (0: the union of their "
+           "CPU affinity masks; ranks that share cores gain only from a node's excess work)"
+    )
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    app.add_option(
            "--rebalance-method",
            a.rebalanceMethod,
            "Zoltan method: hsfc (space-filling curve), rcb (coordinate bisection) or graph (PHG)"

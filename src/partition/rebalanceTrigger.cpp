@@ -7,9 +7,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <ctime>
 #include <string>
+
+#include <sched.h>
 
 namespace fieldsync::partition
 {
@@ -26,6 +29,7 @@ std::int64_t toNanoseconds(double seconds)
 enum Slot : std::size_t
 {
     MaxWork,        /**< largest work over the window, ns */
+    MaxNodeFloor,   /**< largest work of a node over the window, over its cores, ns */
     MaxSteps,       /**< largest step count of the window */
     MinusMinSteps,  /**< minus the smallest step count of the window */
     LastSteps,      /**< largest step count of the last interval */
@@ -39,6 +43,27 @@ enum Slot : std::size_t
     NegativeHorizon /**< highest rank that passed a horizon or a limit < 0 (-1: none) */
 };
 constexpr std::size_t nSlots { NegativeHorizon + 1 };
+
+/** @brief The CPUs this process may run on (its affinity mask), one bit each. */
+std::array<std::uint64_t, CPU_SETSIZE / 64> cpuMask()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::array<std::uint64_t, CPU_SETSIZE / 64> mask {};
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    {
+        mask[0] = 1; // unknown: one core
+        return mask;
+    }
+    for (int cpu { 0 }; cpu < CPU_SETSIZE; ++cpu)
+    {
+        if (CPU_ISSET(cpu, &set))
+        {
+            mask[static_cast<std::size_t>(cpu / 64)] |= std::uint64_t { 1 } << (cpu % 64);
+        }
+    }
+    return mask;
+}
 
 /** @brief "" or why the agreed inputs @p m of decide() are unusable. */
 std::string badAgreed(const std::array<std::int64_t, nSlots>& m)
@@ -69,16 +94,27 @@ std::string badAgreed(const std::array<std::int64_t, nSlots>& m)
 RebalanceTrigger::RebalanceTrigger(
     mpi::MPIEnvironment env, RebalanceTriggerOptions options, std::source_location where
 )
-    : env_(std::move(env)), options_(options)
+    : env_(std::move(env)), node_(env_.splitShared(where)), options_(options)
 {
     FIELDSYNC_CHECK_AT(
-        options_.window >= 1 && options_.costEstimate >= 0.0,
+        options_.window >= 1 && options_.costEstimate >= 0.0 && options_.nodeCores >= 0,
         "RebalanceTrigger: window " + std::to_string(options_.window) +
-            " (must be >= 1), cost "
-            "estimate " +
-            std::to_string(options_.costEstimate) + " s (must be >= 0)",
+            " (must be >= 1), cost estimate " + std::to_string(options_.costEstimate) +
+            " s (must be >= 0), node cores " + std::to_string(options_.nodeCores) +
+            " (must be >= 0)",
         where
     );
+    // the cores of this node's ranks: the caller's number, or the union of their affinity masks
+    auto mask { cpuMask() };
+    mpi::allReduce(std::span<std::uint64_t>(mask), mpi::ReduceOp::BOr, node_.comm(), {}, where);
+    nodeCores_ = 0;
+    for (const std::uint64_t word : mask)
+    {
+        nodeCores_ += std::popcount(word);
+    }
+    nodeCores_ = std::max(options_.nodeCores > 0 ? options_.nodeCores : nodeCores_, 1);
+    oversubscribed_ = std::max(1.0, static_cast<double>(node_.sizeRank()) / nodeCores_);
+    mpi::allReduce(oversubscribed_, mpi::ReduceOp::Max, env_.comm(), {}, where);
 }
 
 void RebalanceTrigger::addInterval(double workSeconds, int steps, std::source_location where)
@@ -107,7 +143,10 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, int limit, std::source_l
     }
     const std::int64_t last { intervals_.empty() ? 0 : intervals_.back().steps };
     const std::int64_t rank { env_.rank() };
+    std::int64_t nodeWork { work };
+    mpi::allReduce(nodeWork, mpi::ReduceOp::Sum, node_.comm(), {}, where);
     std::array<std::int64_t, nSlots> m { work,
+                                         nodeWork / nodeCores_,
                                          steps,
                                          -steps,
                                          last,
@@ -135,7 +174,9 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, int limit, std::source_l
     };
     d.maxPerStep = perStep(static_cast<double>(m[MaxWork]));
     d.meanPerStep = perStep(static_cast<double>(sumWork) / env_.sizeRank());
-    const double imbalance { d.maxPerStep - d.meanPerStep };
+    d.stepNow = std::max(d.maxPerStep, perStep(static_cast<double>(m[MaxNodeFloor])));
+    d.stepBalanced = d.meanPerStep * oversubscribed_;
+    const double imbalance { d.stepNow - d.stepBalanced };
     imbalances_.emplace_back(imbalance, m[LastSteps]);
     std::int64_t persisted { 0 };
     for (auto i { imbalances_.rbegin() };
@@ -162,12 +203,12 @@ RebalanceDecision RebalanceTrigger::decide(int horizon, int limit, std::source_l
     if (env_.rank() == 0)
     {
         logger().info(
-            "RebalanceTrigger: {} (gain {:.4g} s = (max {:.4g} - mean {:.4g} s per step) x {} "
+            "RebalanceTrigger: {} (gain {:.4g} s = (step now {:.4g} - balanced {:.4g} s) x {} "
             "steps (the imbalance has lasted {}), against a {} cost {:.4g} s)",
             d.rebalance ? "rebalance" : "keep the partition",
             d.gainSeconds,
-            d.maxPerStep,
-            d.meanPerStep,
+            d.stepNow,
+            d.stepBalanced,
             d.horizon,
             d.persistedSteps,
             d.measuredCost ? "measured" : "estimated",

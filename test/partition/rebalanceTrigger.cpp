@@ -19,6 +19,12 @@ using namespace fieldsync::partition;
 
 namespace
 {
+/**
+ * @brief RebalanceTriggerOptions::nodeCores for a core per rank, whatever the machine the test
+ * runs on (its ranks may share cores): the rule without shared cores, gain = (max - mean) x H.
+ */
+constexpr int aCorePerRank { 1 << 20 };
+
 /** @brief Whether @p value is the same on every rank (its Min and Max over the ranks agree). */
 bool sameEverywhere(double value, const mpi::MPIEnvironment& env)
 {
@@ -45,7 +51,7 @@ TEST_CASE("RebalanceTrigger: gain = (max - mean work per step) x horizon, agains
     // rank r works 2 ms x (r + 1) per step over 50 steps: max 2p ms, mean (p + 1) ms per step,
     // so over 100 steps the gain is (2p - p - 1) ms x 100 = 0.1 s x (p - 1), by hand:
     const double gainByHand { 0.1 * (p - 1) };
-    RebalanceTrigger trigger(env, { .costEstimate = 0.05 });
+    RebalanceTrigger trigger(env, { .costEstimate = 0.05, .nodeCores = aCorePerRank });
     trigger.addInterval(0.1 * (env.rank() + 1), 50);
     const RebalanceDecision first { trigger.decide(100) };
     CHECK(first.gainSeconds == Approx(gainByHand).margin(1e-12));
@@ -72,7 +78,9 @@ TEST_CASE("RebalanceTrigger: gain = (max - mean work per step) x horizon, agains
 
     // a window of 2 intervals: 1 ms and 3 ms x (r + 1) per step over 20 steps each average to
     // 2 ms x (r + 1), as above
-    RebalanceTrigger windowed(env, { .costEstimate = 0.05, .window = 2 });
+    RebalanceTrigger windowed(
+        env, { .costEstimate = 0.05, .window = 2, .nodeCores = aCorePerRank }
+    );
     windowed.addInterval(0.5, 7); // forgotten: beyond the window
     windowed.addInterval(0.02 * (env.rank() + 1), 20);
     windowed.addInterval(0.06 * (env.rank() + 1), 20);
@@ -85,7 +93,7 @@ TEST_CASE("RebalanceTrigger: ranks with different inputs all take the same decis
     const int r { env.rank() };
     const int p { env.sizeRank() };
     // every rank its own work and estimate; the decision takes the largest estimate, 0.1 s x p
-    RebalanceTrigger trigger(env, { .costEstimate = 0.1 * (r + 1) });
+    RebalanceTrigger trigger(env, { .costEstimate = 0.1 * (r + 1), .nodeCores = aCorePerRank });
     trigger.addInterval(0.013 * (r * r + 1) + 0.0007 * r, 10);
     const RebalanceDecision d { trigger.decide(40) };
     CHECK(agreed(d, env));
@@ -109,7 +117,9 @@ TEST_CASE("RebalanceTrigger: the horizon extends while the imbalance persists, u
     // 3 - (3 + (p - 1)) / p = 2 (p - 1) / p ms per step, by hand
     const double imbalance { 0.002 * (p - 1) / p };
     const double work { env.rank() == 0 ? 0.12 : 0.04 };
-    RebalanceTrigger trigger(env, { .costEstimate = 1.0, .extendWhilePersisting = true });
+    RebalanceTrigger trigger(
+        env, { .costEstimate = 1.0, .extendWhilePersisting = true, .nodeCores = aCorePerRank }
+    );
     for (int i { 1 }; i <= 4; ++i)
     {
         trigger.addInterval(work, 40);
@@ -135,7 +145,7 @@ TEST_CASE("RebalanceTrigger: the horizon extends while the imbalance persists, u
     trigger.addInterval(work, 40);
     CHECK(trigger.decide(100).persistedSteps == (p > 1 ? 40 : 0));
     // without the option the horizon stays the one given
-    RebalanceTrigger fixed(env, { .costEstimate = 1.0 });
+    RebalanceTrigger fixed(env, { .costEstimate = 1.0, .nodeCores = aCorePerRank });
     for (int i { 1 }; i <= 4; ++i)
     {
         fixed.addInterval(work, 40);
@@ -148,6 +158,32 @@ TEST_CASE("RebalanceTrigger: the horizon extends while the imbalance persists, u
         );
     }
     REQUIRE_THROWS_WITH((void)fixed.decide(100, -1), Catch::Contains("a horizon or a limit < 0"));
+}
+
+TEST_CASE("RebalanceTrigger: ranks that share cores gain only from a node's excess work")
+{
+    const mpi::MPIEnvironment env;
+    const int p { env.sizeRank() }; // the test's ranks run on one node
+    // every rank on one core: a step takes the whole work however it is spread, so no
+    // partition gains (step now = sum = step balanced), however unequal the work
+    RebalanceTrigger oneCore(env, { .costEstimate = 0.0, .nodeCores = 1 });
+    oneCore.addInterval(0.001 * (env.rank() * env.rank() + 1), 10);
+    const RebalanceDecision none { oneCore.decide(100) };
+    CHECK(agreed(none, env));
+    CHECK(none.gainSeconds == Approx(0.0).margin(1e-12));
+    CHECK_FALSE(none.rebalance);
+    // two cores, rank 0 works (p + 1) ms per step and the others 1 ms: by hand, step now =
+    // max(p + 1, 2p / 2) = p + 1 ms (one rank: 2 ms), step balanced = mean 2 ms x max(1, p / 2)
+    // = max(2, p) ms, so the gain is 1 ms per step on 2 ranks or more, 0 on one
+    RebalanceTrigger twoCores(env, { .costEstimate = 0.0, .nodeCores = 2 });
+    twoCores.addInterval(0.001 * (env.rank() == 0 ? p + 1 : 1) * 10, 10);
+    const RebalanceDecision d { twoCores.decide(100) };
+    CHECK(agreed(d, env));
+    CHECK(d.stepNow == Approx(0.001 * (p == 1 ? 2 : p + 1)));
+    CHECK(d.stepBalanced == Approx(0.001 * std::max(2, p)));
+    CHECK(d.gainSeconds == Approx(p == 1 ? 0.0 : 0.1).margin(1e-12));
+    CHECK(d.rebalance == (p > 1));
+    REQUIRE_THROWS_AS(RebalanceTrigger(env, { .nodeCores = -1 }), Error);
 }
 
 TEST_CASE("RebalanceTrigger errors: a rank with no interval or other steps is named everywhere")
@@ -197,8 +233,11 @@ TEST_CASE("RebalanceTrigger in a solver's loop: rebalances when the growing imba
         ++rebalances;
         return 0.12; // the measured cost of this rebalance
     };
+    const int coresPerNode { aCorePerRank }; // 0 (the default): found from the CPU affinity
     // [rebalance-trigger]
-    partition::RebalanceTrigger trigger(env, { .costEstimate = setUpSeconds });
+    partition::RebalanceTrigger trigger(
+        env, { .costEstimate = setUpSeconds, .nodeCores = coresPerNode }
+    );
     for (int interval { 0 }; interval < nIntervals; ++interval)
     {
         const double work { computeInterval(interval) }; // this rank's, threadCpuSeconds()

@@ -28,16 +28,28 @@ struct RebalanceTriggerOptions
      * which the imbalance (max - mean work per step) stayed at least half its current value.
      */
     bool extendWhilePersisting { false };
+    /**
+     * @brief The cores the ranks of one node may run on (0: the union of their CPU affinity
+     * masks, found at construction). A large value says a core per rank.
+     */
+    int nodeCores { 0 };
 };
 
 /** @brief One decision of a RebalanceTrigger, taken or not (the same on every rank). */
 struct RebalanceDecision
 {
-    bool rebalance { false };    /**< the predicted gain exceeds the predicted cost */
-    double gainSeconds { 0.0 };  /**< (max - mean over ranks of the work per step) * horizon */
-    double costSeconds { 0.0 };  /**< the last measured rebalance cost, or the estimate */
-    double maxPerStep { 0.0 };   /**< the most loaded rank's work per step, seconds */
-    double meanPerStep { 0.0 };  /**< the mean over ranks of the work per step, seconds */
+    bool rebalance { false };   /**< the predicted gain exceeds the predicted cost */
+    double gainSeconds { 0.0 }; /**< (max - mean over ranks of the work per step) * horizon */
+    double costSeconds { 0.0 }; /**< the last measured rebalance cost, or the estimate */
+    double maxPerStep { 0.0 };  /**< the most loaded rank's work per step, seconds */
+    double meanPerStep { 0.0 }; /**< the mean over ranks of the work per step, seconds */
+    /**
+     * @brief A step's time now, seconds: the most loaded rank's work, or the most loaded
+     * node's work over its cores when its ranks share fewer cores than there are ranks.
+     */
+    double stepNow { 0.0 };
+    /** @brief A step's time with the work balanced over the ranks, seconds (the same rule). */
+    double stepBalanced { 0.0 };
     int horizon { 0 };           /**< steps the gain is predicted over */
     int persistedSteps { 0 };    /**< steps the imbalance has lasted (extendWhilePersisting) */
     bool measuredCost { false }; /**< costSeconds was measured (false: the estimate) */
@@ -46,10 +58,18 @@ struct RebalanceDecision
 /**
  * @brief Decides, collectively, whether a rebalance pays: from the measured work of each rank
  * over the last intervals, the time saved over a horizon if the load were balanced,
- * gain = (max over ranks - mean over ranks of the work per step) * horizon steps, against the
- * predicted cost of a rebalance (the last one measured, or the caller's estimate before the
- * first). It rebalances only when gain > cost. Every decision, taken or not, is logged (the
- * `fieldsync` logger, info, rank 0) and returned with both numbers.
+ * gain = (step now - step balanced) * horizon steps, against the predicted cost of a rebalance
+ * (the last one measured, or the caller's estimate before the first). It rebalances only when
+ * gain > cost. Every decision, taken or not, is logged (the `fieldsync` logger, info, rank 0)
+ * and returned with both numbers.
+ *
+ * A step takes as long as its most loaded rank's work, unless ranks share cores: the P_n ranks
+ * of a node that may run on C_n < P_n cores (the union of their CPU affinity masks) need at
+ * least the node's work over C_n, since a rank that waits yields its core to the others. So
+ * step now = max(max over ranks of w, max over nodes of (sum of w on the node) / C_n) and
+ * step balanced = mean of w * max(1, max over nodes of P_n / C_n). With a core per rank this
+ * is (max - mean) * horizon; on a node with twice as many ranks as cores, a rank needs more
+ * than twice the mean before balancing can gain.
  *
  * Work is what the caller measures of its compute; threadCpuSeconds() (CLOCK_THREAD_CPUTIME_ID)
  * is the measure to use on the host: a rank that shares its core with another process is
@@ -126,6 +146,9 @@ private:
     };
 
     mpi::MPIEnvironment env_;             /**< the ranks */
+    mpi::MPIEnvironment node_;            /**< the ranks of this node (shared memory) */
+    int nodeCores_ { 1 };                 /**< the cores this node's ranks may run on */
+    double oversubscribed_ { 1.0 };       /**< max(1, max over nodes of ranks / cores) */
     RebalanceTriggerOptions options_;     /**< settings */
     std::deque<Interval> intervals_;      /**< the last intervals, at most options_.window */
     std::int64_t costNanoseconds_ { -1 }; /**< the last measured rebalance cost (-1: none yet) */

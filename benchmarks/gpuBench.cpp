@@ -178,7 +178,7 @@ void runsByTeams(
 {
     using Policy = Kokkos::TeamPolicy<Exec>;
     // consecutive threads along the field's memory
-    const bool byCells = fh::valueOrderOf(field) == fh::ValueOrder::Columns;
+    const bool byCells = fh::detail::valueOrderOf(field) == fh::detail::ValueOrder::Columns;
     Kokkos::parallel_for(
         "gpu_bench::runs",
         Policy(Exec(), static_cast<int>(runs), Kokkos::AUTO),
@@ -219,8 +219,8 @@ KernelRow measureKernels(
     const auto send = toDevice(block.sendMap().indices());
     const auto receive = toDevice(block.receiveMap().indices());
     // the lists' runs of consecutive cells, as the Communicator analyses them at commit
-    const fh::IndexRuns sendRuns(block.sendMap());
-    const fh::IndexRuns receiveRuns(block.receiveMap());
+    const fh::detail::IndexRuns sendRuns(block.sendMap());
+    const fh::detail::IndexRuns receiveRuns(block.receiveMap());
     const auto sendFirst = toDevice(sendRuns.first());
     const auto receiveFirst = toDevice(receiveRuns.first());
     const auto sendAt = toDevice<std::size_t>(sendRuns.at());

@@ -34,8 +34,8 @@
 namespace
 {
 using fieldsync::LocalIndex;
-using fieldsync::halo::IndexRuns;
 using fieldsync::halo::ReverseOp;
+using fieldsync::halo::detail::IndexRuns;
 using fieldsync_bench::median;
 using Host = Kokkos::HostSpace;
 /** @brief The engine's PackPlan::runsFrom (src/halo/packPlan.hpp, not public): 'chosen'. */

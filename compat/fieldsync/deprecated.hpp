@@ -14,7 +14,11 @@
 #pragma once
 
 #include "fieldsync/halo/commBufferCore.hpp"
+#include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
+#include "fieldsync/halo/fields.hpp"
+#include "fieldsync/halo/indexRuns.hpp"
+#include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
@@ -26,6 +30,7 @@
 #include "fieldsync/partition/ownerDirectory.hpp"
 #include "fieldsync/partition/partition.hpp"
 
+#include <cstddef>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -105,8 +110,9 @@ namespace fieldsync::mpi
 // the buffers' engine: moved from fieldsync::mpi:: to fieldsync::halo::
 /** @brief Old name of halo::BufferState. */
 using BufferState [[deprecated("use fieldsync::halo::BufferState")]] = halo::BufferState;
-/** @brief Old name of halo::CommBufferCore. */
-using CommBufferCore [[deprecated("use fieldsync::halo::CommBufferCore")]] = halo::CommBufferCore;
+/** @brief Old name of halo::detail::CommBufferCore. */
+using CommBufferCore [[deprecated("internal: now fieldsync::halo::detail::CommBufferCore; use "
+                                  "HalfDuplexCommBuffer")]] = halo::detail::CommBufferCore;
 
 // CallOptions' helper types: moved from fieldsync::mpi:: to fieldsync::mpi::detail:: (#31)
 /** @brief Old name of detail::ViewExecutionSpace, CallOptions' default ExecutionSpace. */
@@ -123,3 +129,61 @@ using DependenciesOf [[deprecated("internal: now fieldsync::mpi::detail::Depende
     detail::DependenciesOf<ExecutionSpace>;
 
 } // namespace fieldsync::mpi
+
+namespace fieldsync::halo
+{
+
+// the halo engine's vocabulary: moved from fieldsync::halo:: to fieldsync::halo::detail:: (#31)
+/** @brief Old name of detail::CommBufferCore, the engine of HalfDuplexCommBuffer. */
+using CommBufferCore [[deprecated("internal: now fieldsync::halo::detail::CommBufferCore; use "
+                                  "HalfDuplexCommBuffer")]] = detail::CommBufferCore;
+/** @brief Old name of detail::Message, one message of a buffer's direction. */
+using Message [[deprecated("internal: now fieldsync::halo::detail::Message")]] = detail::Message;
+/** @brief Old name of detail::DuplexBuffer, the engine of FullDuplexCommBuffer. */
+using DuplexBuffer [[deprecated("internal: now fieldsync::halo::detail::DuplexBuffer; use "
+                                "FullDuplexCommBuffer")]] = detail::DuplexBuffer;
+/** @brief Old name of detail::FieldShape. */
+using FieldShape [[deprecated("internal: now fieldsync::halo::detail::FieldShape")]] =
+    detail::FieldShape;
+/** @brief Old name of detail::RunRange. */
+using RunRange [[deprecated("internal: now fieldsync::halo::detail::RunRange")]] = detail::RunRange;
+/** @brief Old name of detail::FieldKeeper. */
+using FieldKeeper [[deprecated("internal: now fieldsync::halo::detail::FieldKeeper")]] =
+    detail::FieldKeeper;
+/** @brief Old name of detail::Fields, the type-erased fields of one exchange. */
+using Fields [[deprecated("internal: now fieldsync::halo::detail::Fields; pass views to "
+                          "Communicator")]] = detail::Fields;
+/** @brief Old name of detail::ViewKeeper. */
+template<typename V>
+using ViewKeeper [[deprecated("internal: now fieldsync::halo::detail::ViewKeeper")]] =
+    detail::ViewKeeper<V>;
+/** @brief Old name of detail::ViewFields. */
+template<typename V, typename Exec = typename V::execution_space>
+using ViewFields [[deprecated("internal: now fieldsync::halo::detail::ViewFields; pass views to "
+                              "Communicator")]] = detail::ViewFields<V, Exec>;
+/** @brief Old name of detail::IndexRuns, the runs of a map's lists found at set-up. */
+using IndexRuns [[deprecated("internal: now fieldsync::halo::detail::IndexRuns")]] =
+    detail::IndexRuns;
+/** @brief Old name of detail::ThreadCells. */
+using ThreadCells [[deprecated("internal: now fieldsync::halo::detail::ThreadCells")]] =
+    detail::ThreadCells;
+/** @brief Old name of detail::ValueOrder, how a field's values lie in memory. */
+using ValueOrder [[deprecated("internal: now fieldsync::halo::detail::ValueOrder")]] =
+    detail::ValueOrder;
+
+/** @brief Old name of detail::valueOrder(). */
+[[deprecated("internal: now fieldsync::halo::detail::valueOrder")]] constexpr detail::ValueOrder
+valueOrder(std::size_t components, std::size_t cellStride, std::size_t componentStride) noexcept
+{
+    return detail::valueOrder(components, cellStride, componentStride);
+}
+
+/** @brief Old name of detail::valueOrderOf(). */
+template<typename V>
+[[deprecated("internal: now fieldsync::halo::detail::valueOrderOf")]] detail::ValueOrder
+valueOrderOf(const V& field)
+{
+    return detail::valueOrderOf(field);
+}
+
+} // namespace fieldsync::halo

@@ -2,9 +2,9 @@
 // Internal: the Communicator's buffers and index arrays, per memory space.
 #pragma once
 
+#include "engineNames.hpp"
+
 #include "fieldsync/core/localIndex.hpp"
-#include "fieldsync/halo/duplexBuffer.hpp"
-#include "fieldsync/halo/indexRuns.hpp"
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"

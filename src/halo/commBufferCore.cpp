@@ -29,6 +29,9 @@ const char* toString(BufferState state) noexcept
     return "unknown";
 }
 
+namespace detail
+{
+
 CommBufferCore::CommBufferCore(const mpi::SpaceOps& space) : space_(&space) {}
 
 CommBufferCore::CommBufferCore(
@@ -492,5 +495,7 @@ void CommBufferCore::stageFromHost()
         space_->fromHost(storage_ + gapEnd, host + gapEnd, totalBytes() - gapEnd);
     }
 }
+
+} // namespace detail
 
 } // namespace fieldsync::halo

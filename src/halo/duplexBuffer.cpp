@@ -9,7 +9,7 @@
 
 #include "transport.hpp"
 
-namespace fieldsync::halo
+namespace fieldsync::halo::detail
 {
 
 DuplexBuffer::DuplexBuffer(const mpi::SpaceOps& space) : send_(space), receive_(space) {}
@@ -250,4 +250,4 @@ void DuplexBuffer::copySelf(const std::source_location& where)
     }
 }
 
-} // namespace fieldsync::halo
+} // namespace fieldsync::halo::detail

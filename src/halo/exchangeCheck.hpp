@@ -3,7 +3,7 @@
 // exchange"): a header and a checksum per message, compared by the receiver.
 #pragma once
 
-#include "fieldsync/halo/commBufferCore.hpp"
+#include "engineNames.hpp"
 
 #include <cstddef>
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-namespace fieldsync::halo
+namespace fieldsync::halo::detail
 {
 
 namespace
@@ -91,4 +91,4 @@ IndexRuns::IndexRuns(
     at_.push_back(indices.size());
 }
 
-} // namespace fieldsync::halo
+} // namespace fieldsync::halo::detail

@@ -4,8 +4,8 @@
 // direction travels (in place, by runs, by per-cell indices) and why.
 #pragma once
 
-#include "fieldsync/halo/commBufferCore.hpp"
-#include "fieldsync/halo/indexRuns.hpp"
+#include "engineNames.hpp"
+
 #include "fieldsync/halo/rankSimplexCommMap.hpp"
 
 #include <cstddef>

@@ -2,7 +2,7 @@
 // Internal: the exchange back-end interface (doc/architecture.md, "Back ends").
 #pragma once
 
-#include "fieldsync/halo/commBufferCore.hpp"
+#include "engineNames.hpp"
 
 #include <cstddef>
 #include <functional>

@@ -28,7 +28,27 @@ static_assert(std::is_same_v<old::Partition, fs::partition::Partition>);
 static_assert(std::is_same_v<old::MetisPartitioner, fs::partition::MetisPartitioner>);
 static_assert(std::is_same_v<old::SparseMessage, fs::mpi::SparseMessage>);
 static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::BufferState>);
-static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::CommBufferCore>);
+static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::detail::CommBufferCore>);
+// issue #31: the halo engine's vocabulary, internal now (fieldsync::halo::detail)
+static_assert(std::is_same_v<old::halo::CommBufferCore, fs::halo::detail::CommBufferCore>);
+static_assert(std::is_same_v<old::halo::Message, fs::halo::detail::Message>);
+static_assert(std::is_same_v<old::halo::DuplexBuffer, fs::halo::detail::DuplexBuffer>);
+static_assert(std::is_same_v<old::halo::FieldShape, fs::halo::detail::FieldShape>);
+static_assert(std::is_same_v<old::halo::RunRange, fs::halo::detail::RunRange>);
+static_assert(std::is_same_v<old::halo::FieldKeeper, fs::halo::detail::FieldKeeper>);
+static_assert(std::is_same_v<old::halo::Fields, fs::halo::detail::Fields>);
+static_assert(std::is_same_v<
+              old::halo::ViewKeeper<Kokkos::View<double*>>,
+              fs::halo::detail::ViewKeeper<Kokkos::View<double*>>>);
+static_assert(std::is_same_v<
+              old::halo::ViewFields<Kokkos::View<double*>>,
+              fs::halo::detail::ViewFields<Kokkos::View<double*>>>);
+static_assert(std::is_same_v<old::halo::IndexRuns, fs::halo::detail::IndexRuns>);
+static_assert(std::is_same_v<old::halo::ThreadCells, fs::halo::detail::ThreadCells>);
+static_assert(std::is_same_v<old::halo::ValueOrder, fs::halo::detail::ValueOrder>);
+// the value order by hand: 3 components of a LayoutRight row are values 3i + c (cell stride 3)
+static_assert(old::halo::valueOrder(3, 3, 1) == fs::halo::detail::ValueOrder::Rows);
+static_assert(old::halo::valueOrder(3, 1, 8) == fs::halo::detail::ValueOrder::Columns);
 // issue #31: CallOptions' helper types, internal now (truth: what CallOptions<> holds)
 static_assert(std::is_same_v<
               fs::mpi::CallOptions<>,
@@ -52,6 +72,10 @@ TEST_CASE("The old names of moved functions call the new ones", "[compat][deprec
     CHECK_THROWS_AS(old::toReverseOp(fs::mpi::ReduceOp::Prod), fs::Error);
     CHECK(old::halo::rowsContiguous(Kokkos::View<double**, Kokkos::LayoutRight>("r", 4, 3)));
     CHECK_FALSE(old::halo::rowsContiguous(Kokkos::View<double**, Kokkos::LayoutLeft>("l", 4, 3)));
+    CHECK(
+        old::halo::valueOrderOf(Kokkos::View<double**, Kokkos::LayoutLeft>("l", 4, 3)) ==
+        fs::halo::detail::ValueOrder::Columns
+    );
 
     const fs::mpi::MPIEnvironment env;
     const fs::mpi::MPIEnvironment own { env.duplicate() };

@@ -17,7 +17,7 @@ using fieldsync::CommKey;
 using fieldsync::Error;
 using fieldsync::halo::Exchange;
 using fieldsync::halo::ExchangeTable;
-using fieldsync::halo::FieldShape;
+using fieldsync::halo::detail::FieldShape;
 using fieldsync::mpi::detail::TagWindow;
 
 namespace

@@ -21,7 +21,7 @@
 #include <vector>
 
 using fieldsync::halo::Communicator;
-using fieldsync::halo::ValueOrder;
+using fieldsync::halo::detail::ValueOrder;
 using fieldsync::test::Setup;
 using fieldsync::test::Shape;
 namespace mpi = fieldsync::mpi;
@@ -214,22 +214,23 @@ TEST_CASE("The value order of LayoutLeft, LayoutRight and LayoutStride fields")
     {
         CAPTURE(comps);
         REQUIRE(
-            fieldsync::halo::valueOrderOf(Left("l", 10, comps)) ==
+            fieldsync::halo::detail::valueOrderOf(Left("l", 10, comps)) ==
             (comps == 1 ? ValueOrder::Rows : ValueOrder::Columns)
         );
-        REQUIRE(fieldsync::halo::valueOrderOf(Right("r", 10, comps)) == ValueOrder::Rows);
+        REQUIRE(fieldsync::halo::detail::valueOrderOf(Right("r", 10, comps)) == ValueOrder::Rows);
         for (const Form form :
              { Form::AsLeft, Form::AsRight, Form::PaddedColumns, Form::PaddedRows })
         {
             CAPTURE(name(form));
             REQUIRE(
-                fieldsync::halo::valueOrderOf(strided(form, 10, comps)) ==
+                fieldsync::halo::detail::valueOrderOf(strided(form, 10, comps)) ==
                 expectedOrder(form, comps)
             );
         }
     }
     REQUIRE(
-        fieldsync::halo::valueOrderOf(Kokkos::View<double*, Host>("v", 10)) == ValueOrder::Rows
+        fieldsync::halo::detail::valueOrderOf(Kokkos::View<double*, Host>("v", 10)) ==
+        ValueOrder::Rows
     );
     // one column of a LayoutLeft field is a rank-1 field: packed by runs with a copy per run
     REQUIRE(fieldsync::halo::copiesRuns(Left("l", 10, 1), 1));

@@ -12,7 +12,7 @@
 #include <vector>
 
 using fieldsync::LocalIndex;
-using fieldsync::halo::IndexRuns;
+using fieldsync::halo::detail::IndexRuns;
 
 namespace
 {

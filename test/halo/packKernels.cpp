@@ -30,8 +30,8 @@
 #include <vector>
 
 using fieldsync::LocalIndex;
-using fieldsync::halo::IndexRuns;
 using fieldsync::halo::ReverseOp;
+using fieldsync::halo::detail::IndexRuns;
 
 namespace
 {

@@ -24,14 +24,6 @@ namespace fieldsync::halo
 using mpi::MPIEnvironment;
 class Transport;
 
-/** @brief One message of one direction: the peer, the memory MPI reads or writes, its size. */
-struct Message
-{
-    int rank { -1 };        /**< peer rank in the communicator */
-    void* data { nullptr }; /**< memory MPI can reach (buffer, staging copy or the field) */
-    int bytes { 0 };        /**< bytes of the message */
-};
-
 /** @brief Where a communication buffer is in the seven steps. */
 enum class BufferState
 {
@@ -45,6 +37,17 @@ enum class BufferState
 [[nodiscard]] const char* toString(BufferState state) noexcept;
 
 using fieldsync::toString; // the core overloads (call sites) stay visible here
+
+namespace detail
+{
+
+/** @brief One message of one direction: the peer, the memory MPI reads or writes, its size. */
+struct Message
+{
+    int rank { -1 };        /**< peer rank in the communicator */
+    void* data { nullptr }; /**< memory MPI can reach (buffer, staging copy or the field) */
+    int bytes { 0 };        /**< bytes of the message */
+};
 
 /**
  * @brief One direction of point-to-point communication, compiled once for every memory space:
@@ -444,5 +447,7 @@ protected:
     bool failed_ { false };           /**< a message of this claim failed */
     bool selfMessage_ { false };      /**< the self slot is an MPI message, not a local copy */
 };
+
+} // namespace detail
 
 } // namespace fieldsync::halo

@@ -509,6 +509,13 @@ public:
 private:
     friend class GhostList;
 
+    /** @brief The engine's type-erased fields (halo::detail), under their short name here. */
+    using Fields = detail::Fields;
+
+    /** @brief The engine's Fields of views of type @p V (halo::detail::ViewFields). */
+    template<typename V, typename Exec = typename V::execution_space>
+    using ViewFields = detail::ViewFields<V, Exec>;
+
     /**
      * @brief For GhostList, whose maps agree by construction and were checked on every rank:
      * takes @p context (the communicator, tags and identifier the set-up agreed on) and commits

@@ -13,7 +13,7 @@
 #include <typeinfo>
 #include <vector>
 
-namespace fieldsync::halo
+namespace fieldsync::halo::detail
 {
 
 /**
@@ -196,4 +196,4 @@ private:
     std::optional<mpi::WaitPolicy> policy_; /**< time-out policy, from the environment by default */
 };
 
-} // namespace fieldsync::halo
+} // namespace fieldsync::halo::detail

@@ -20,7 +20,7 @@
 #include <typeinfo>
 #include <vector>
 
-namespace fieldsync::halo
+namespace fieldsync::halo::detail
 {
 
 /**
@@ -423,4 +423,4 @@ private:
     Exec exec_;                /**< the instance the kernels run on and fence() waits for */
 };
 
-} // namespace fieldsync::halo
+} // namespace fieldsync::halo::detail

@@ -211,12 +211,13 @@ public:
 private:
     /** @brief The typed slice of @p rank in @p half (as HalfDuplexCommBuffer::get). */
     template<typename T>
-    static Slice<T> sliceOf(CommBufferCore& half, int rank, const std::source_location& where)
+    static Slice<T>
+    sliceOf(detail::CommBufferCore& half, int rank, const std::source_location& where)
     {
         return HalfDuplexCommBuffer<MemSpace>::template typedSlice<T>(half, rank, where);
     }
 
-    DuplexBuffer core_;              /**< the compiled steps */
+    detail::DuplexBuffer core_;      /**< the compiled steps */
     std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
 };
 

@@ -49,7 +49,7 @@ namespace fieldsync::halo
  * Everything but the typed access is compiled once in CommBufferCore.
  */
 template<typename MemSpace = Kokkos::HostSpace>
-class HalfDuplexCommBuffer : public CommBufferCore
+class HalfDuplexCommBuffer : public detail::CommBufferCore
 {
 public:
     using memory_space = MemSpace; /**< where the bytes live */

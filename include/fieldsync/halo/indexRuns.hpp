@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace fieldsync::halo
+namespace fieldsync::halo::detail
 {
 
 /**
@@ -106,4 +106,4 @@ private:
     static constexpr double legacyRunsFrom_ { 4.0 };
 };
 
-} // namespace fieldsync::halo
+} // namespace fieldsync::halo::detail

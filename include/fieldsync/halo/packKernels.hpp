@@ -148,6 +148,8 @@ KOKKOS_INLINE_FUNCTION void combine(T& target, const T& value, const ReverseOp o
     }
 }
 
+namespace detail
+{
 /**
  * @brief The cells a thread of packCells() or unpackCells() takes: thread t takes list
  * positions begin + t + j * m (m = ceil(n / K), j < K), so that each of its K loads is coalesced
@@ -166,6 +168,7 @@ struct ThreadCells
         return i < end ? i : -1;
     }
 };
+} // namespace detail
 
 /**
  * @brief Runs f(t, cells) for every thread t of a ThreadCells of @p K positions per thread over
@@ -178,7 +181,7 @@ void forEachThreadCells(
 {
     const auto b0 = static_cast<std::int64_t>(begin);
     const auto e0 = static_cast<std::int64_t>(end);
-    const ThreadCells cells { b0, e0, (e0 - b0 + K - 1) / K };
+    const detail::ThreadCells cells { b0, e0, (e0 - b0 + K - 1) / K };
     Kokkos::parallel_for(
         label,
         Kokkos::RangePolicy<Exec>(exec, 0, cells.m),
@@ -208,7 +211,7 @@ void packCells(
         exec,
         begin,
         end,
-        KOKKOS_LAMBDA(const std::int64_t t, const ThreadCells& cells) {
+        KOKKOS_LAMBDA(const std::int64_t t, const detail::ThreadCells& cells) {
             T v[K] {}; // set before use; value-initialised so the compiler can see it
             for (int j = 0; j < K; ++j)
             {
@@ -250,7 +253,7 @@ void unpackCells(
         exec,
         begin,
         end,
-        KOKKOS_LAMBDA(const std::int64_t t, const ThreadCells& cells) {
+        KOKKOS_LAMBDA(const std::int64_t t, const detail::ThreadCells& cells) {
             T v[K] {}; // set before use; value-initialised so the compiler can see it
             std::int64_t cell[K];
             for (int j = 0; j < K; ++j)
@@ -379,6 +382,8 @@ void unpack(
     );
 }
 
+namespace detail
+{
 /**
  * @brief How a field's values lie in memory: the one thing the exchange reads of a field's layout
  * to choose its path (in place, a copy per run, the loop order of a loop per run), decided from
@@ -422,6 +427,7 @@ ValueOrder valueOrderOf(const V& field)
         return valueOrder(field.extent(1), field.stride(0), field.stride(1));
     }
 }
+} // namespace detail
 
 /**
  * @brief Copies the runs [runBegin, runEnd) of @p first and @p at (IndexRuns' layout) between a
@@ -493,7 +499,7 @@ void forEachRunElement(
 template<typename V>
 bool copiesRuns(const V& field, std::size_t stride)
 {
-    return stride == componentsOf(field) && valueOrderOf(field) == ValueOrder::Rows;
+    return stride == componentsOf(field) && detail::valueOrderOf(field) == detail::ValueOrder::Rows;
 }
 
 /**
@@ -545,7 +551,7 @@ void packRuns(
         runBegin,
         runEnd,
         componentsOf(field),
-        valueOrderOf(field) == ValueOrder::Columns,
+        detail::valueOrderOf(field) == detail::ValueOrder::Columns,
         [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
         { buffer(i * stride + offset + c) = cellAt(field, cell, c); }
     );
@@ -599,7 +605,7 @@ void unpackRuns(
         runBegin,
         runEnd,
         componentsOf(field),
-        valueOrderOf(field) == ValueOrder::Columns,
+        detail::valueOrderOf(field) == detail::ValueOrder::Columns,
         [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
         { combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op); }
     );

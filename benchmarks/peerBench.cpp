@@ -32,6 +32,7 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/peer_bench [--json peer_bench.json]
 //           [--quick] [--rounds N] [--sizes 256,16384] [--meshes metis3d,metis2d,block3d]
+//           [--components 1,5]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -808,6 +809,7 @@ struct Options
     int rounds { 11 };                                            /**< --rounds */
     std::vector<long> sizes { 256, 2048, 16384, 131072, 442368 }; /**< --sizes, cells per rank */
     std::vector<std::string> meshes { "metis3d", "metis2d", "block3d" }; /**< --meshes */
+    std::vector<std::size_t> components { 1, 5 }; /**< --components, exchange rows */
 };
 
 /** @brief The comma-separated items of @p text. */
@@ -853,6 +855,14 @@ Options parse(int argc, char** argv)
         else if (arg == "--meshes" && a + 1 < argc)
         {
             o.meshes = split(argv[++a]);
+        }
+        else if (arg == "--components" && a + 1 < argc)
+        {
+            o.components.clear();
+            for (const std::string& item : split(argv[++a]))
+            {
+                o.components.push_back(std::stoul(item));
+            }
         }
     }
     if (o.quick && !sizesGiven)
@@ -948,7 +958,7 @@ Row timeExchange(const Context& ctx, const bool (&run)[Methods], std::size_t nc,
     return row;
 }
 
-/** @brief Collective: the set-up row and the exchange rows (1 and 5 components) of @p pattern. */
+/** @brief Collective: the set-up row and the exchange rows (--components) of @p pattern. */
 void runPattern(
     const fieldsync::mpi::MPIEnvironment& env,
     MPI_Comm persistentComm,
@@ -973,7 +983,9 @@ void runPattern(
 #if FIELDSYNC_BENCH_TPETRA
     ctx.tpetraComm = Teuchos::rcp(new Teuchos::MpiComm<int>(persistentComm));
 #endif
-    for (const std::size_t nc : { std::size_t { 0 }, std::size_t { 1 }, std::size_t { 5 } })
+    std::vector<std::size_t> rowComponents { 0 }; // 0: the set-up row
+    rowComponents.insert(rowComponents.end(), options.components.begin(), options.components.end());
+    for (const std::size_t nc : rowComponents)
     {
         Row row { nc == 0 ? timeSetUp(ctx, run, options.rounds)
                           : timeExchange(ctx, run, nc, options) };

@@ -19,7 +19,10 @@
 //   floor      one plain loop summing the builder's input per adjacency entry (neighbour id and
 //              owner): what a single streaming pass over that input costs, the least any builder
 //              that reads every entry can take (the builder reads the owners only of its ghost
-//              entries, so this floor is generous).
+//              entries, so this floor is generous);
+//   outFloor   the least work that produces the builder's main output: number the owned cells
+//              in a dense table of their ids, then one pass that reads every adjacency entry and
+//              writes its local index (-1 for a ghost), the local adjacency every builder writes.
 // and the first exchange after each set-up (fieldsync: startComm + finaliseComm; PetscSF:
 // PetscSFBcastBegin + End). Interleaved round by round (the order rotates), 2 warm-up rounds,
 // then the median of the rounds (--rounds, default 11) of the maximum over ranks. Every result
@@ -35,7 +38,7 @@
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/setup_bench [--json setup_bench.json]
 //           [--rounds N] [--sizes 256,16384]
-//           [--only ghostList|builder|petscSF|crsGraph|floor|agreement]
+//           [--only ghostList|builder|petscSF|crsGraph|floor|outFloor|agreement]
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -198,6 +201,35 @@ Sample runFloor(const Problem& p)
     }
     const double t1 { MPI_Wtime() };
     floorSink = floorSink + sum;
+    return { t1 - t0, 0.0 };
+}
+
+/**
+ * @brief The output floor: a dense table of the owned ids (the builder's own look-up when the ids
+ * are compact), then one pass writing every adjacency entry's local index into @p out (-1 for a
+ * ghost). Both arrays are reused between rounds, as the builder's are not.
+ */
+Sample runOutputFloor(const Problem& p, int me, std::vector<int>& table, std::vector<int>& out)
+{
+    const auto owned = p.owned.globalIds();
+    const auto ids = p.owned.adjacency();
+    const int* owners { p.neighbourOwners.data() };
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 { MPI_Wtime() };
+    const auto [lo, hi] = std::minmax_element(owned.begin(), owned.end());
+    const auto first { owned.empty() ? 0 : *lo };
+    table.assign(owned.empty() ? 0 : static_cast<std::size_t>(*hi - first + 1), -1);
+    for (std::size_t i { 0 }; i < owned.size(); ++i)
+    {
+        table[static_cast<std::size_t>(owned[i] - first)] = static_cast<int>(i);
+    }
+    out.resize(ids.size());
+    for (std::size_t e { 0 }; e < ids.size(); ++e)
+    {
+        out[e] = owners[e] == me ? table[static_cast<std::size_t>(ids[e] - first)] : -1;
+    }
+    const double t1 { MPI_Wtime() };
+    floorSink = floorSink + static_cast<std::uint64_t>(out.empty() ? 0 : out[out.size() / 2]);
     return { t1 - t0, 0.0 };
 }
 
@@ -407,6 +439,7 @@ struct Row
     double ghostListFirst { 0.0 }; /**< median first exchange */
     double builder { 0.0 };        /**< median HaloBuilder::build */
     double floor { 0.0 };          /**< median of the floor (one pass over the input) */
+    double outFloor { 0.0 };       /**< median of the output floor (numbering + local adjacency) */
     double agreement { 0.0 };      /**< median of one set-up agreement */
     double petsc { 0.0 };          /**< median PetscSF set-up (0 without PETSc) */
     double petscFirst { 0.0 };     /**< median PetscSF first Bcast */
@@ -423,6 +456,7 @@ enum Method
     PetscMethod,
     CrsGraphMethod,
     FloorMethod,
+    OutputFloorMethod,
     AgreementMethod,
     Methods
 };
@@ -487,8 +521,11 @@ int main(int argc, char** argv)
                               havePetsc && (only.empty() || only == "petscSF"),
                               haveTpetra && (only.empty() || only == "crsGraph"),
                               only.empty() || only == "floor",
+                              only.empty() || only == "outFloor",
                               only.empty() || only == "agreement" };
     std::vector<Row> rows;
+    std::vector<int> floorTable; // the output floor's arrays, reused between rounds
+    std::vector<int> floorOut;
     std::optional<double> coldGhostList;
     std::optional<double> coldPetsc;
     for (const long target : targets)
@@ -522,6 +559,10 @@ int main(int argc, char** argv)
                 else if (method == FloorMethod)
                 {
                     sample = runFloor(problem);
+                }
+                else if (method == OutputFloorMethod)
+                {
+                    sample = runOutputFloor(problem, me, floorTable, floorOut);
                 }
                 else if (method == AgreementMethod)
                 {
@@ -561,6 +602,7 @@ int main(int argc, char** argv)
                                     { &row.petsc, &row.petscFirst },
                                     { &row.crsGraph, nullptr },
                                     { &row.floor, nullptr },
+                                    { &row.outFloor, nullptr },
                                     { &row.agreement, nullptr } };
         for (int m { 0 }; m < Methods; ++m)
         {
@@ -629,7 +671,7 @@ int main(int argc, char** argv)
         haveTpetra ? "" : "; built without Tpetra"
     );
     std::printf(
-        "%10s %8s %11s %10s %8s %10s %8s %10s %8s %9s %9s %11s %11s %9s %8s\n",
+        "%10s %8s %11s %10s %8s %10s %8s %10s %8s %9s %9s %9s %8s %11s %11s %9s %8s\n",
         "cells/rank",
         "ghosts",
         "ghostList",
@@ -641,6 +683,8 @@ int main(int argc, char** argv)
         "bld/crs",
         "floor",
         "bld/floor",
+        "outFloor",
+        "bld/out",
         "1st exch gl",
         "1st exch sf",
         "agreement",
@@ -649,7 +693,9 @@ int main(int argc, char** argv)
     for (const Row& r : rows)
     {
         std::printf(
-            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %10.1f %8.3f %9.1f %9.2f %11.1f %11.1f "
+            "%10zu %8zu %11.1f %10.1f %8.3f %10.1f %8.2f %10.1f %8.3f %9.1f %9.2f %9.1f %8.2f "
+            "%11.1f "
+            "%11.1f "
             "%9.1f %8.4f\n",
             r.cells,
             r.ghosts,
@@ -662,6 +708,8 @@ int main(int argc, char** argv)
             ratio(r.builder, r.crsGraph),
             r.floor * 1e6,
             ratio(r.builder, r.floor),
+            r.outFloor * 1e6,
+            ratio(r.builder, r.outFloor),
             r.ghostListFirst * 1e6,
             r.petscFirst * 1e6,
             r.agreement * 1e6,
@@ -694,6 +742,8 @@ int main(int argc, char** argv)
             << ", \"builderOverCrsGraph\": " << ratio(r.builder, r.crsGraph)
             << ", \"floorSeconds\": " << r.floor
             << ", \"builderOverFloor\": " << ratio(r.builder, r.floor)
+            << ", \"outputFloorSeconds\": " << r.outFloor
+            << ", \"builderOverOutputFloor\": " << ratio(r.builder, r.outFloor)
             << ", \"agreementSeconds\": " << r.agreement
             << ", \"neighboursPerRank\": " << r.neighbours << ",\n     \"perRank\": [";
         for (std::size_t i { 0 }; i < r.perRank.size(); i += 5)

@@ -466,7 +466,7 @@ libraryExchanges(std::size_t bytes, int partner, int iterations, const Settings&
     for (int m = 0; m < columns; ++m)
     {
         comms.emplace_back(world, send, receive);
-        comms.back().setStaging(fm::Staging::Always);
+        comms.back().setOptions({ .staging = fm::Staging::Always });
     }
     const Kokkos::View<double*, DeviceSpace> field("gpu_bench::exchanged", 2 * std::size_t(cells));
     Kokkos::deep_copy(field, 1.0);

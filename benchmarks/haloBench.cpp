@@ -29,6 +29,7 @@ namespace
 {
 using fieldsync_bench::median;
 using Field = Kokkos::View<double*, Kokkos::HostSpace>;
+using fieldsync::halo::ExchangeOptions;
 
 struct Pattern
 {
@@ -128,7 +129,7 @@ int main(int argc, char** argv)
     std::string jsonPath { "halo_bench.json" };
     bool quick { false };
     std::size_t onlyBytes { 0 }; // --bytes N: only this message size (profiling)
-    bool timing { true };        // --no-timing: Communicator::setTiming(false) (counters only)
+    bool timing { true };        // --no-timing: ExchangeOptions::timing false (counters only)
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];
@@ -168,13 +169,17 @@ int main(int argc, char** argv)
         const Pattern scattered = makePattern(me, n, cells, true);
         fieldsync::halo::Communicator commContiguous(world, contiguous.send, contiguous.receive);
         fieldsync::halo::Communicator commImmediate(world, contiguous.send, contiguous.receive);
-        commImmediate.setPersistent(true); // the column 'persist': MPI_Send_init/Recv_init
+        // the column 'persist': MPI_Send_init/Recv_init at every size
+        commImmediate.setOptions({ .persistentFrom = 0 });
         fieldsync::halo::Communicator commIsend(world, contiguous.send, contiguous.receive);
-        commIsend.setPersistent(false); // the column 'isend': MPI_Isend/Irecv at every size
+        // the column 'isend': MPI_Isend/Irecv at every size
+        commIsend.setOptions({ .persistentFrom = ExchangeOptions::neverPersistent });
         fieldsync::halo::Communicator commScattered(world, scattered.send, scattered.receive);
         for (auto* comm : { &commContiguous, &commImmediate, &commIsend, &commScattered })
         {
-            comm->setTiming(timing);
+            ExchangeOptions options { comm->options() };
+            options.timing = timing;
+            comm->setOptions(options);
         }
         Field field("field", contiguous.nLocal);
         Field field2("field2", scattered.nLocal);

@@ -57,6 +57,7 @@
 #include "fieldsync/halo/commitOptions.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
+#include "fieldsync/halo/exchangeOptions.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"

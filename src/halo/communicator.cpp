@@ -16,6 +16,7 @@
 #include "fieldsync/mpi/setUpAgreement.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -62,11 +63,10 @@ CommunicatorState::CommunicatorState(
           where,
           checked
       ),
-      table_(context.tags), options_ { .policy = context.policy
-                                                     ? *context.policy
-                                                     : mpi::WaitPolicy::fromEnvironment(),
-                                       .tsc = telemetryClock().tsc,
-                                       .profiling = ProfilingRegion::toolLoaded() },
+      table_(context.tags), options_ { .waitPolicy = context.policy
+                                                         ? *context.policy
+                                                         : mpi::WaitPolicy::fromEnvironment() },
+      tsc_(telemetryClock().tsc), profiling_(ProfilingRegion::toolLoaded()),
       // the identifier was agreed with the context (exchangeContext.cpp): the same on every
       // rank, unique within each process for its whole lifetime, so a stale notice or check
       // header is recognised
@@ -167,7 +167,7 @@ bool CommunicatorState::test(Exchange& exchange, const std::source_location& whe
 
 std::int64_t CommunicatorState::wait(Exchange& exchange, const std::source_location& where)
 {
-    const ProfilingRegion region(options_.profiling, "fieldsync::halo::wait");
+    const ProfilingRegion region(profiling_, "fieldsync::halo::wait");
     const auto startTime = stamp();
     notices_.setRaised(false);
     try
@@ -455,30 +455,63 @@ void Communicator::waitByField(const void* data, const std::source_location& whe
     s.wait(s.table_.byField(data, where, std::nullopt), where);
 }
 
+const ExchangeOptions& Communicator::options() const
+{
+    return state(std::source_location::current()).options_;
+}
+
+void Communicator::setOptions(const ExchangeOptions& options, const std::source_location& where)
+{
+    CommunicatorState& s = state(where);
+    ExchangeOptions checked { options };
+    if (!checked.waitPolicy)
+    {
+        checked.waitPolicy = mpi::WaitPolicy::fromEnvironment();
+    }
+    const double seconds { checked.waitPolicy->timeoutSeconds };
+    // inf would never report, nan never compares: both would turn a hang back into a silent one
+    FIELDSYNC_CHECK_AT(
+        std::isfinite(seconds) && seconds > 0.0,
+        "Communicator::setOptions: ExchangeOptions::waitPolicy.timeoutSeconds = " +
+            std::to_string(seconds) + " is not a finite number of seconds greater than 0",
+        where
+    );
+    s.options_ = checked;
+}
+
 void Communicator::setWaitPolicy(mpi::WaitPolicy policy)
 {
-    state(std::source_location::current()).options_.policy = policy;
+    ExchangeOptions options { this->options() };
+    options.waitPolicy = policy;
+    setOptions(options);
 }
 
 void Communicator::setPersistent(bool persistent)
 {
-    state(std::source_location::current()).options_.persistentFrom =
-        persistent ? 0 : ExchangeOptions::noPersistent;
+    ExchangeOptions options { this->options() };
+    options.persistentFrom = persistent ? 0 : ExchangeOptions::neverPersistent;
+    setOptions(options);
 }
 
 void Communicator::setStaging(mpi::Staging staging)
 {
-    state(std::source_location::current()).options_.staging = staging;
+    ExchangeOptions options { this->options() };
+    options.staging = staging;
+    setOptions(options);
 }
 
 void Communicator::setInPlace(bool inPlace)
 {
-    state(std::source_location::current()).options_.inPlace = inPlace;
+    ExchangeOptions options { this->options() };
+    options.inPlace = inPlace;
+    setOptions(options);
 }
 
 void Communicator::setTiming(bool timing)
 {
-    state(std::source_location::current()).options_.timing = timing;
+    ExchangeOptions options { this->options() };
+    options.timing = timing;
+    setOptions(options);
 }
 
 const mpi::MPIEnvironment& Communicator::environment() const

@@ -7,7 +7,6 @@
 #include "checkMode.hpp"
 #include "exchange.hpp"
 #include "exchangeContext.hpp"
-#include "exchangeOptions.hpp"
 #include "exchangeTable.hpp"
 #include "noticeBox.hpp"
 #include "pattern.hpp"
@@ -172,12 +171,9 @@ public:
     void releaseAfterFailure(Exchange& exchange, const std::source_location& where);
 
     /** @brief The wait policy in force. */
-    const mpi::WaitPolicy& policy() const noexcept { return options_.policy; }
+    const mpi::WaitPolicy& policy() const noexcept { return *options_.waitPolicy; }
     /** @brief A telemetry stamp (0 when timing is off). */
-    std::int64_t stamp() const noexcept
-    {
-        return options_.timing ? telemetryTicks(options_.tsc) : 0;
-    }
+    std::int64_t stamp() const noexcept { return options_.timing ? telemetryTicks(tsc_) : 0; }
     /** @brief Ticks between two stamps (stats() converts: no wait for the calibration). */
     double ticksBetween(std::int64_t from, std::int64_t to) const noexcept
     {
@@ -191,7 +187,9 @@ public:
     const BackEndEntry* backEnd_ { backEnds().front() }; /**< in use (the first until commit) */
     std::unique_ptr<BackEndSetUp> setUp_; /**< its state (null: none), outlives the buffers */
     BufferPool pool_;                     /**< the buffers (destroyed first: cancels) */
-    ExchangeOptions options_;             /**< the knobs */
+    ExchangeOptions options_;             /**< the knobs (waitPolicy always set) */
+    bool tsc_;                            /**< stamps read the time-stamp counter */
+    bool profiling_;                      /**< a Kokkos tool was loaded: name regions */
     bool committed_ { false };            /**< commit() ran */
     std::unique_ptr<CheckMode> check_;    /**< check mode (null: off) */
     NoticeBox notices_;                   /**< no rank left hanging: the peers' notices */

@@ -49,7 +49,7 @@ void CommunicatorState::startSteps(
     const Fields& fields, const CommKey& key, bool reverse, ReverseOp op
 )
 {
-    const ProfilingRegion region(options_.profiling, "fieldsync::halo::post");
+    const ProfilingRegion region(profiling_, "fieldsync::halo::post");
     const auto startTime = stamp();
     Exchange& exchange = table_.begin(key, reverse);
     const std::size_t stride = validate(fields, key, reverse, op, exchange.fields);
@@ -235,7 +235,7 @@ double CommunicatorState::packSends(
         fields.fence(); // MPI reads the field in place: the field's kernels must be done
         return 0.0;
     }
-    const ProfilingRegion region(options_.profiling, "fieldsync::halo::pack");
+    const ProfilingRegion region(profiling_, "fieldsync::halo::pack");
     const auto packStart = stamp();
     const IndexArrays& arrays = pattern_.indices(fields.space(), exchange.pack.byRuns());
     const LocalIndex* idx = exchange.reverse ? arrays.receive : arrays.send;
@@ -312,7 +312,7 @@ void CommunicatorState::finish(
     }
     bool unpacked { false };
     {
-        const ProfilingRegion region(options_.profiling, "fieldsync::halo::unpack");
+        const ProfilingRegion region(profiling_, "fieldsync::halo::unpack");
         unpacked = unpackReceives(exchange, buffer, fields);
     }
     buffer.finaliseComm(where);

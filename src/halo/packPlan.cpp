@@ -62,7 +62,7 @@ const char* toString(PackWhy why) noexcept
     case PackWhy::Allowed:
         return "allowed";
     case PackWhy::SwitchedOff:
-        return "in place switched off (Communicator::setInPlace)";
+        return "in place switched off (ExchangeOptions::inPlace)";
     case PackWhy::SeveralFields:
         return "several fields share each message";
     case PackWhy::Staged:

@@ -26,7 +26,7 @@ enum class PackForm : unsigned char
 enum class PackWhy : unsigned char
 {
     Allowed,       /**< nothing rules it out */
-    SwitchedOff,   /**< Communicator::setInPlace(false) */
+    SwitchedOff,   /**< ExchangeOptions::inPlace false */
     SeveralFields, /**< several fields share each neighbour's message */
     Staged,        /**< the messages go through a host staging copy */
     Layout,        /**< a run of cells is not one stretch of memory (FieldShape::rowsContiguous) */

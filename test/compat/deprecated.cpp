@@ -6,6 +6,7 @@
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/compat.hpp"
+#include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
 #include <cstdint>
@@ -112,5 +113,51 @@ TEST_CASE("A deprecated pointer form of a collective calls its span form", "[com
     for (std::size_t r = 0; r < all.size(); ++r)
     {
         CHECK(all[r] == static_cast<double>(r) + 1.0);
+    }
+}
+
+TEST_CASE(
+    "The deprecated knob setters of a Communicator set its ExchangeOptions", "[compat][deprecated]"
+)
+{
+    // all to all: cell r goes to rank r, ghost n + r comes from rank r (truth: 100 * sender + r)
+    const fs::mpi::MPIEnvironment env;
+    const int me = env.rank();
+    const int n = env.sizeRank();
+    fs::halo::RankSimplexCommMap send(n);
+    fs::halo::RankSimplexCommMap receive(n);
+    for (int r = 0; r < n; ++r)
+    {
+        send.setRank(r, { r });
+        receive.setRank(r, { n + r });
+    }
+    fs::halo::Communicator comm(env, send, receive);
+    comm.setWaitPolicy({ 7.0, fs::mpi::TimeoutAction::Error });
+    comm.setPersistent(true);
+    comm.setStaging(fs::mpi::Staging::Always);
+    comm.setInPlace(false);
+    comm.setTiming(false);
+    const fs::halo::ExchangeOptions& options = comm.options();
+    REQUIRE(options.waitPolicy.has_value());
+    CHECK(options.waitPolicy->timeoutSeconds == 7.0);
+    CHECK(options.waitPolicy->action == fs::mpi::TimeoutAction::Error);
+    CHECK(options.persistentFrom == 0);
+    CHECK(options.staging == fs::mpi::Staging::Always);
+    CHECK_FALSE(options.inPlace);
+    CHECK_FALSE(options.timing);
+    comm.setPersistent(false);
+    CHECK(comm.options().persistentFrom == fs::halo::ExchangeOptions::neverPersistent);
+    CHECK(comm.options().waitPolicy->timeoutSeconds == 7.0); // the other knobs stay
+
+    std::vector<double> field(2 * static_cast<std::size_t>(n), -1.0);
+    for (int r = 0; r < n; ++r)
+    {
+        field[static_cast<std::size_t>(r)] = 100.0 * me + r;
+    }
+    comm.startComm(field, "deprecated setters");
+    comm.finaliseComm(field, "deprecated setters");
+    for (int r = 0; r < n; ++r)
+    {
+        CHECK(field[static_cast<std::size_t>(n + r)] == 100.0 * r + me);
     }
 }

@@ -19,6 +19,7 @@
 #include <span>
 
 using fieldsync::halo::Communicator;
+using fieldsync::halo::ExchangeOptions;
 using fieldsync::test::cellsNotTruth;
 using fieldsync::test::fieldOfTruth;
 using fieldsync::test::Setup;
@@ -62,7 +63,8 @@ TEST_CASE("Forward exchange of rank-1 views: ring, all-to-all and random graphs"
                     CAPTURE(name(shape), scatter, persistent, seed);
                     const Setup setup = setupFor(shape, seed, scatter);
                     Communicator comm(world(), setup.send, setup.receive);
-                    comm.setPersistent(persistent);
+                    comm.setOptions({ .persistentFrom =
+                                          persistent ? 0 : ExchangeOptions::neverPersistent });
                     auto field = fieldOfTruth<View1>(setup, 1);
                     for (int step = 0; step < 3; ++step) // reuse: persistent requests restart
                     {
@@ -174,7 +176,7 @@ TEST_CASE("Forced staging through host buffers")
     {
         const Setup setup = setupFor(Shape::AllToAll, 21, scatter);
         Communicator comm(world(), setup.send, setup.receive);
-        comm.setStaging(mpi::Staging::Always);
+        comm.setOptions({ .staging = mpi::Staging::Always });
         auto field = fieldOfTruth<View1>(setup, 1);
         auto field2 = fieldOfTruth<ViewR>(setup, 2);
         comm.startComm(field);
@@ -184,6 +186,129 @@ TEST_CASE("Forced staging through host buffers")
         REQUIRE(cellsNotTruth(field, setup, 1) == 0);
         REQUIRE(cellsNotTruth(field2, setup, 2) == 0);
     }
+}
+
+TEST_CASE("setOptions: every knob between exchanges, the ghosts right under each")
+{
+    // contiguous lists, so that in place and persistent requests are open to the exchange (the
+    // back end is the variant's: FIELDSYNC_HALO_BACKEND)
+    const Setup setup = setupFor(Shape::AllToAll, 41, false);
+    Communicator comm(world(), setup.send, setup.receive);
+    // the defaults (truth: the values ExchangeOptions documents, the environment's wait policy)
+    const mpi::WaitPolicy environment = mpi::WaitPolicy::fromEnvironment();
+    {
+        const ExchangeOptions& initial = comm.options();
+        REQUIRE(initial.waitPolicy.has_value());
+        CHECK(initial.waitPolicy->timeoutSeconds == environment.timeoutSeconds);
+        CHECK(initial.waitPolicy->action == environment.action);
+        CHECK(initial.persistentFrom == 512);
+        CHECK(initial.staging == mpi::Staging::Auto);
+        CHECK(initial.inPlace);
+        CHECK(initial.timing);
+    }
+    // each knob off its default alone, then all at once, then the defaults again
+    const std::vector<ExchangeOptions> settings {
+        { .persistentFrom = 0 },
+        { .persistentFrom = ExchangeOptions::neverPersistent },
+        { .staging = mpi::Staging::Always },
+        { .inPlace = false },
+        { .timing = false },
+        { .waitPolicy = mpi::WaitPolicy { 30.0, mpi::TimeoutAction::Error } },
+        { .waitPolicy = mpi::WaitPolicy { 30.0, mpi::TimeoutAction::Error },
+          .persistentFrom = 0,
+          .staging = mpi::Staging::Always,
+          .inPlace = false,
+          .timing = false },
+        {},
+    };
+    const fieldsync::CommKey key { "options" };
+    for (std::size_t i = 0; i < settings.size(); ++i)
+    {
+        const ExchangeOptions& set = settings[i];
+        CAPTURE(i);
+        comm.setOptions(set);
+        const ExchangeOptions& now = comm.options();
+        REQUIRE(now.waitPolicy.has_value());
+        const mpi::WaitPolicy policy = set.waitPolicy.value_or(environment);
+        CHECK(now.waitPolicy->timeoutSeconds == policy.timeoutSeconds);
+        CHECK(now.waitPolicy->action == policy.action);
+        CHECK(now.persistentFrom == set.persistentFrom);
+        CHECK(now.staging == set.staging);
+        CHECK(now.inPlace == set.inPlace);
+        CHECK(now.timing == set.timing);
+        comm.resetStats();
+        for (int step = 1; step <= 3; ++step) // persistent requests restart, in place rebinds
+        {
+            auto single = fieldOfTruth<View1>(setup, 1, step);
+            auto right = fieldOfTruth<ViewR>(setup, 3, step);
+            comm.startComm(single, key);
+            comm.startComm(right, "options, rank 2");
+            comm.finaliseComm(right, "options, rank 2");
+            comm.finaliseComm(single, key);
+            REQUIRE(cellsNotTruth(single, setup, 1, step) == 0);
+            REQUIRE(cellsNotTruth(right, setup, 3, step) == 0);
+        }
+        // timing off: the counters go on, the times stay zero
+        const fieldsync::halo::ExchangeStats& stats = comm.stats(key);
+        CHECK(stats.exchanges == 3);
+        if (!set.timing)
+        {
+            CHECK(stats.packSeconds == 0.0);
+            CHECK(stats.postSeconds == 0.0);
+            CHECK(stats.waitSeconds == 0.0);
+            CHECK(stats.unpackSeconds == 0.0);
+        }
+    }
+}
+
+TEST_CASE("setOptions: a bad wait policy is an Error naming the caller's line; nothing changes")
+{
+    const Setup setup = setupFor(Shape::Ring, 43, false);
+    Communicator comm(world(), setup.send, setup.receive);
+    comm.setOptions({ .inPlace = false });
+    for (const double seconds : { 0.0, -1.0, std::nan(""), HUGE_VAL })
+    {
+        CAPTURE(seconds);
+        const ExchangeOptions bad { .waitPolicy = mpi::WaitPolicy { seconds } };
+        std::optional<fieldsync::Error> error;
+        const int line { __LINE__ + 3 };
+        try
+        {
+            comm.setOptions(bad);
+        }
+        catch (const fieldsync::Error& e)
+        {
+            error = e;
+        }
+        REQUIRE(error.has_value());
+        CHECK(error->where().line() == static_cast<unsigned>(line));
+        CHECK(std::string(error->where().file_name()).ends_with("halo/communicator.cpp"));
+        CHECK_THAT(
+            error->message(),
+            Catch::Contains("timeoutSeconds = " + std::to_string(seconds) + " is not")
+        );
+        // the options in force are the ones before
+        CHECK_FALSE(comm.options().inPlace);
+        CHECK(
+            comm.options().waitPolicy->timeoutSeconds ==
+            mpi::WaitPolicy::fromEnvironment().timeoutSeconds
+        );
+    }
+    // an empty Communicator has no options to set: the Error names this line too
+    Communicator empty;
+    std::optional<fieldsync::Error> error;
+    const int line { __LINE__ + 3 };
+    try
+    {
+        empty.setOptions({});
+    }
+    catch (const fieldsync::Error& e)
+    {
+        error = e;
+    }
+    REQUIRE(error.has_value());
+    CHECK(error->where().line() == static_cast<unsigned>(line));
+    CHECK_THAT(error->message(), Catch::Contains("default-constructed"));
 }
 
 TEST_CASE("Several fields in one exchange")
@@ -605,8 +730,9 @@ TEST_CASE("A received message of another size than the receive map expects is an
                     fieldsync::halo::CommitOptions {
                         .checkPattern = false, .backEnd = fieldsync::halo::BackEnd::PointToPoint }
                 );
-                comm.setInPlace(inPlace);
-                comm.setPersistent(persistent);
+                comm.setOptions({ .persistentFrom =
+                                      persistent ? 0 : ExchangeOptions::neverPersistent,
+                                  .inPlace = inPlace });
                 View1 field("field", static_cast<std::size_t>(ring.nLocal));
                 auto host = Kokkos::create_mirror_view(field);
                 for (int i = 0; i < ring.nLocal; ++i)

@@ -149,9 +149,14 @@ TEST_CASE("doc/halo.md: time-out settings")
     const Row row = periodicRow(env, 4);
     // [time-out]
     Communicator comm(env, row.send, row.receive);
-    comm.setWaitPolicy({ 5.0, mpi::TimeoutAction::Error }); // throw after 5 s instead of warning
-    comm.setStaging(mpi::Staging::Always);                  // force host staging (tests)
+    ExchangeOptions options = comm.options();                // the knobs in force
+    options.waitPolicy = { 5.0, mpi::TimeoutAction::Error }; // throw after 5 s instead of warning
+    options.staging = mpi::Staging::Always;                  // force host staging (tests)
+    comm.setOptions(options);
     // [time-out]
+    REQUIRE(comm.options().waitPolicy->timeoutSeconds == 5.0);
+    REQUIRE(comm.options().waitPolicy->action == mpi::TimeoutAction::Error);
+    REQUIRE(comm.options().staging == mpi::Staging::Always);
     std::vector<double> values(6, env.rank());
     comm.startComm(values);
     comm.finaliseComm(values);

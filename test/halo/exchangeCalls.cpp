@@ -253,7 +253,9 @@ TEST_CASE("A settled exchange makes at most 4 MPI calls per neighbour pair")
             const auto setup = fieldsync::test::makeSetup(me, n, shape, 23, 32, false);
             const Peers peers = peersOf(setup, me, n);
             Communicator comm(env, setup.send, setup.receive);
-            comm.setPersistent(persistent);
+            comm.setOptions({ .persistentFrom =
+                                  persistent ? 0
+                                             : fieldsync::halo::ExchangeOptions::neverPersistent });
             Field field("field", static_cast<std::size_t>(setup.nLocal), components);
             const fieldsync::CommKey key { "calls::settled" };
             constexpr int warmUp { 10 };

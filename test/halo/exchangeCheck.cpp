@@ -197,8 +197,8 @@ TEST_CASE("check mode: a correct exchange gives exact ghosts", "[check]")
     fh::Communicator comm(env, p.send, p.receive, p.options());
     for (const bool inPlace : { true, false })
     {
-        comm.setInPlace(inPlace);
-        comm.setStaging(inPlace ? fm::Staging::Auto : fm::Staging::Always);
+        comm.setOptions({ .staging = inPlace ? fm::Staging::Auto : fm::Staging::Always,
+                          .inPlace = inPlace });
         auto f = field<double>(p.ids);
         for (int step = 0; step < 3; ++step) // the header counter goes on
         {
@@ -348,7 +348,7 @@ TEST_CASE("check mode: send cells written while in flight", "[check]")
     fm::MPIEnvironment env;
     const Pattern p(env);
     fh::Communicator comm(env, p.send, p.receive, p.options());
-    comm.setStaging(fm::Staging::Auto);
+    comm.setOptions({ .staging = fm::Staging::Auto });
     auto f = field<double>(p.ids);
     const CommKey key { "written" };
     // the neighbourhood back end never sends in place: it sends a packed copy, so writing the
@@ -378,7 +378,8 @@ TEST_CASE("check mode: a message corrupted on the way (FIELDSYNC_FAULTS corrupt)
     fm::MPIEnvironment env;
     const Pattern p(env);
     fh::Communicator comm(env, p.send, p.receive, p.options());
-    comm.setInPlace(false); // the fault flips a byte of a packed message, never of the field
+    comm.setOptions({ .inPlace = false }
+    ); // the fault flips a byte of a packed message, never of the field
     auto f = field<double>(p.ids);
     const int me = env.rank();
     const std::string peer = me == 0 ? "1" : "0";
@@ -406,7 +407,7 @@ TEST_CASE("check mode off: no header, no check", "[check]")
     fh::CommitOptions options = p.options();
     options.check = false;
     fh::Communicator comm(env, p.send, p.receive, options);
-    comm.setStaging(fm::Staging::Auto);
+    comm.setOptions({ .staging = fm::Staging::Auto });
     auto f = field<double>(p.ids);
     comm.startComm(f, "free");
     comm.finaliseComm(f, "free");

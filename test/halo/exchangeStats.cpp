@@ -161,7 +161,7 @@ TEST_CASE("Exchange statistics of a default (call-site) key and of an unknown ke
 
     // timing off: the counters go on, the times stay zero
     comm.resetStats();
-    comm.setTiming(false);
+    comm.setOptions({ .timing = false });
     comm.startComm(field, site);
     comm.waitComplete(site);
     comm.finaliseComm(field, site);
@@ -195,7 +195,11 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
                 Communicator comm(env, setup.send, setup.receive, unchecked);
                 if (persistent < 2)
                 {
-                    comm.setPersistent(persistent == 1);
+                    comm.setOptions(
+                        { .persistentFrom =
+                              persistent == 1 ? 0
+                                              : fieldsync::halo::ExchangeOptions::neverPersistent }
+                    );
                 }
                 View1 scalar("scalar", static_cast<std::size_t>(setup.nLocal));
                 ViewR vector("vector", static_cast<std::size_t>(setup.nLocal), 3);

@@ -256,7 +256,7 @@ TEST_CASE("LayoutLeft and LayoutStride fields of 1 to 8 components, forward and 
         for (const bool inPlace : { true, false })
         {
             Communicator comm(mpi::MPIEnvironment(), setup.send, setup.receive);
-            comm.setInPlace(inPlace);
+            comm.setOptions({ .inPlace = inPlace });
             for (const std::size_t comps : { 1, 2, 4, 8 })
             {
                 CAPTURE(block, inPlace, comps);
@@ -363,7 +363,7 @@ TEST_CASE("A one-column LayoutLeft or LayoutStride field goes in place as a rank
         setup.receive,
         fieldsync::halo::CommitOptions { .backEnd = fieldsync::halo::BackEnd::PointToPoint }
     );
-    comm.setStaging(mpi::Staging::Auto);
+    comm.setOptions({ .staging = mpi::Staging::Auto });
     int wrong { 0 };
     // one LayoutRight column, in place before issue #37 as a rank-1 field: the reference path
     const auto rank1 = threeExchanges(comm, Right("one", cells, 1), setup, "right", wrong);
@@ -373,7 +373,7 @@ TEST_CASE("A one-column LayoutLeft or LayoutStride field goes in place as a rank
     const auto padded =
         threeExchanges(comm, strided(Form::PaddedColumns, cells, 1), setup, "padded", wrong);
     const auto two = threeExchanges(comm, Left("two", cells, 2), setup, "two columns", wrong);
-    comm.setInPlace(false);
+    comm.setOptions({ .inPlace = false });
     const auto off = threeExchanges(comm, Left("off", cells, 1), setup, "in place off", wrong);
     REQUIRE(wrong == 0);
     if (env.sizeRank() < 2)

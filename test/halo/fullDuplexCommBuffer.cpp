@@ -207,7 +207,7 @@ TEST_CASE("An unmatched exchange ends in the time-out error, and completes once 
     const auto setup =
         fieldsync::test::makeSetup(me, n, fieldsync::test::Shape::AllToAll, 5, 3, false);
     fieldsync::halo::Communicator comm(world, setup.send, setup.receive);
-    comm.setWaitPolicy({ 0.2, mpi::TimeoutAction::Error });
+    comm.setOptions({ .waitPolicy = mpi::WaitPolicy { 0.2, mpi::TimeoutAction::Error } });
     Kokkos::View<double*> field("field", setup.nLocal);
     if (me != 0)
     {
@@ -233,7 +233,7 @@ TEST_CASE("An unmatched exchange ends in the time-out error, and completes once 
     std::ostringstream captured;
     auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(captured);
     fieldsync::logger().sinks().push_back(sink);
-    comm.setWaitPolicy({ 0.2, mpi::TimeoutAction::Warn });
+    comm.setOptions({ .waitPolicy = mpi::WaitPolicy { 0.2, mpi::TimeoutAction::Warn } });
     Kokkos::View<double*, Kokkos::HostSpace> values("values", setup.nLocal);
     for (int i = 0; i < setup.nOwned; ++i)
     {

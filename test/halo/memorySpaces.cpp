@@ -156,7 +156,7 @@ int exchangeOnce(const Setup& setup, bool inPlace, int components)
 {
     using Exec = typename View::execution_space;
     Communicator comm(mpi::MPIEnvironment(MPI_COMM_WORLD), setup.send, setup.receive);
-    comm.setInPlace(inPlace);
+    comm.setOptions({ .inPlace = inPlace });
     // filled on the default instance of the field's execution space, which the exchange uses
     // (and fences) when given no instance
     View field = makeField<View>(Exec(), setup, components);

@@ -281,7 +281,7 @@ TEST_CASE("Exchanges through each form of the plan give the truth", "[halo][pack
         CHECK(cellsNotTruth(left, setup, 3) == 0);
 
         // in place switched off: runs or indices only
-        comm.setInPlace(false);
+        comm.setOptions({ .inPlace = false });
         const PackChoice off = PackPlan::choose(PackFields { .inPlaceOn = false });
         CHECK(listsIn(plan, setup.receive, off, PackForm::InPlace) == 0);
         auto again = fieldOfTruth<View1>(setup, 1);

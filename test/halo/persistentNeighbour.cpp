@@ -234,9 +234,8 @@ TEST_CASE("PersistentNeighbour: staging changed on one rank alone leaves the ops
     {
         // every third step rank 0 alone stages through the host: its buffer's message memory
         // moves, the persistent op's memory does not
-        comm.setStaging(
-            env.rank() == 0 && step % 3 == 1 ? mpi::Staging::Always : mpi::Staging::Auto
-        );
+        comm.setOptions({ .staging = env.rank() == 0 && step % 3 == 1 ? mpi::Staging::Always
+                                                                      : mpi::Staging::Auto });
         fill(field, setup, step);
         comm.startComm(field, "staged");
         comm.finaliseComm(field, "staged");

@@ -149,7 +149,7 @@ void checkLayout(
         }
         Kokkos::deep_copy(field, host);
         Communicator communicator(mpi::MPIEnvironment(comm), layout.sendMap(), layout.receiveMap());
-        communicator.setInPlace(inPlace);
+        communicator.setOptions({ .inPlace = inPlace });
         communicator.startComm(field, "halo test");
         communicator.finaliseComm(field, "halo test");
         Kokkos::deep_copy(host, field);

@@ -10,7 +10,8 @@ counted: a caller cannot use it. Type aliases (`using X = ...`) at namespace sco
 apart: an alias adds no new type to learn.
 Then it prints the public members of `fieldsync::halo::Communicator`: the distinct names
 declared in its public sections (an overload set counts once; constructors, the destructor and
-assignment operators are left out).
+assignment operators are left out). A name all of whose declarations are `[[deprecated]]` is
+listed apart as "deprecated, leaving" and not counted: it goes with the next minor release.
 
     python3 tools/docs/publicSurface.py               # the counts and the names, per layer
     python3 tools/docs/publicSurface.py --quiet       # the counts only
@@ -90,7 +91,8 @@ class Scanner:
         self.types = []  # (qualified name, kind, public?)
         self.aliases = []  # (qualified name, public?)
         self.opaque = []  # declared but not defined here: (qualified name, public?)
-        self.members = {}  # qualified class name -> {member name: count of declarations}
+        # qualified class name -> {member name: [declarations, of them [[deprecated]]]}
+        self.members = {}
 
     def run(self):
         self.namespaceBody(0, len(self.tokens), [], True)
@@ -214,6 +216,7 @@ class Scanner:
         if t[i] == "template":
             i = skipTemplateHeader(t, i)
         name = None
+        deprecated = False
         k = i
         while k < end and t[k] not in (";", "{"):
             if t[k] == "operator":
@@ -228,7 +231,9 @@ class Scanner:
                 name = t[k - 1] if k > i else None
                 break
             if t[k] == "[" and k + 1 < end and t[k + 1] == "[":
-                k = matching(t, k, "[", "]") + 1  # an attribute
+                close = matching(t, k, "[", "]")
+                deprecated = deprecated or "deprecated" in t[k:close]
+                k = close + 1  # an attribute
                 continue
             if t[k] in ("=", "["):
                 break
@@ -245,13 +250,15 @@ class Scanner:
         if k > 0 and t[k - 2 if t[k - 1] == name else k - 1] == "~":
             return
         table = self.members.setdefault("::".join(names), {})
-        table[name] = table.get(name, 0) + 1
+        counts = table.setdefault(name, [0, 0])
+        counts[0] += 1
+        counts[1] += 1 if deprecated else 0
 
     def record(self, names, className, access, public, name, kind=None, alias=False):
         if className is not None:
             if access == "public" and public:
                 table = self.members.setdefault("::".join(names), {})
-                table[name] = table.get(name, 0) + 1
+                table.setdefault(name, [0, 0])[0] += 1
             return
         qualified = "::".join(names + [name])
         if alias:
@@ -281,8 +288,10 @@ def scan(root):
         entry["opaque"].update(name for name, public in found.opaque if public)
         for cls, table in found.members.items():
             merged = members.setdefault(cls, {})
-            for name, count in table.items():
-                merged[name] = merged.get(name, 0) + count
+            for name, (count, deprecated) in table.items():
+                counts = merged.setdefault(name, [0, 0])
+                counts[0] += count
+                counts[1] += deprecated
     return layers, members
 
 
@@ -313,12 +322,20 @@ def main():
                 print(f"      {'opaque':10} {name}")
     print(f"  {'total':12} {total:3} types")
 
-    communicator = members.get("fieldsync::halo::Communicator", {})
+    declared = members.get("fieldsync::halo::Communicator", {})
+    communicator = {name: c[0] for name, c in declared.items() if c[1] < c[0]}
+    leaving = {name: c[0] for name, c in declared.items() if c[1] == c[0]}
     print(f"public members of fieldsync::halo::Communicator: {len(communicator)} names, "
-          f"{sum(communicator.values())} declarations")
+          f"{sum(communicator.values())} declarations; {len(leaving)} deprecated, leaving "
+          f"(not counted)")
     if not args.quiet:
         for name in sorted(communicator):
             count = communicator[name]
+            print(f"      {name}" + (f" ({count} overloads)" if count > 1 else ""))
+        if leaving:
+            print("    deprecated, leaving:")
+        for name in sorted(leaving):
+            count = leaving[name]
             print(f"      {name}" + (f" ({count} overloads)" if count > 1 else ""))
 
     failed = False

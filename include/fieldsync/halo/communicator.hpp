@@ -4,6 +4,7 @@
 #include "fieldsync/core/commKey.hpp"
 #include "fieldsync/halo/commitOptions.hpp"
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/halo/exchangeOptions.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
 #include "fieldsync/halo/fields.hpp"
 #include "fieldsync/halo/fullDuplexCommBuffer.hpp"
@@ -163,7 +164,7 @@ struct ExchangeContext;
  * and into the field directly (no pack or unpack), for a single field whose runs of cells are one
  * stretch of memory (halo::ValueOrder::Rows: rank 1, LayoutRight, or one column of any layout) in
  * memory MPI can reach. Rule that follows (as with PetscSF): between start and finalise, do not
- * write the cells of the send map nor touch ghost cells. setInPlace(false) turns it off.
+ * write the cells of the send map nor touch ghost cells. ExchangeOptions::inPlace turns it off.
  *
  * Declare, then commit (seed 001): the constructor declares the pattern and commits it;
  * `Communicator::declare(...)` only declares, and `commit(options)` (collective) checks the
@@ -428,20 +429,47 @@ public:
         finish(ViewFields<detail::FieldViewType<Field>>(std::span(&view, 1)), nullptr, true, where);
     }
 
+    /**
+     * @brief The knobs of the exchanges in force (ExchangeOptions), the wait policy filled in:
+     * the defaults, or what setOptions set last.
+     */
+    [[nodiscard]] const ExchangeOptions& options() const;
+
+    /**
+     * @brief Sets the knobs of the exchanges (ExchangeOptions): each key's next start runs with
+     * them (an exchange in flight keeps the ones it started with). Local: no other rank waits.
+     * An empty waitPolicy reads the environment's now.
+     * @throws Error naming @p where and the rank when the Communicator is empty
+     * (default-constructed) or the wait policy's seconds are not finite and greater than 0.
+     */
+    void setOptions(
+        const ExchangeOptions& options,
+        const std::source_location& where = std::source_location::current()
+    );
+
     /** @brief Overrides the environment's time-out policy for this communicator. */
-    void setWaitPolicy(mpi::WaitPolicy policy);
+    [[deprecated("use Communicator::setOptions (ExchangeOptions::waitPolicy)")]] void
+    setWaitPolicy(mpi::WaitPolicy policy);
 
     /**
      * @brief Persistent requests (MPI_Send_init/Recv_init, then MPI_Startall) for every
      * exchange, or MPI_Isend/Irecv for every exchange; overrides the automatic choice.
      */
-    void setPersistent(bool persistent);
+    [[deprecated("use Communicator::setOptions (ExchangeOptions::persistentFrom: 0 or "
+                 "ExchangeOptions::neverPersistent)")]] void
+    setPersistent(bool persistent);
 
     /** @brief Staging::Always forces host staging of every exchange (tests). */
-    void setStaging(mpi::Staging staging);
+    [[deprecated("use Communicator::setOptions (ExchangeOptions::staging)")]] void
+    setStaging(mpi::Staging staging);
 
     /** @brief In-place communication of contiguous neighbours (default on). */
-    void setInPlace(bool inPlace);
+    [[deprecated("use Communicator::setOptions (ExchangeOptions::inPlace)")]] void
+    setInPlace(bool inPlace);
+
+    /** @brief Times pack, post, wait and unpack (the default) or not. */
+    [[deprecated("use Communicator::setOptions (ExchangeOptions::timing)")]] void
+    setTiming(bool timing);
 
     /**
      * @brief The environment the Communicator's messages travel on: the duplicate cached on
@@ -496,12 +524,6 @@ public:
     void writeStats(
         const std::string& path, const std::source_location& where = std::source_location::current()
     ) const;
-
-    /**
-     * @brief Times pack, post, wait and unpack (the default) or not: the times cost four to six
-     * reads of the telemetry clock (core/clock.hpp) per exchange; the counters are always kept.
-     */
-    void setTiming(bool timing);
 
     /** @brief Number of buffers in the pool (grows only when all are claimed). */
     [[nodiscard]] std::size_t poolSize() const noexcept;

@@ -51,7 +51,7 @@ struct GhostOwner
  *
  * The environment's wait policy (FIELDSYNC_WAIT_TIMEOUT, FIELDSYNC_WAIT_TIMEOUT_ACTION) is read
  * once, when the list is made: its exchange and the Communicator's waits use it
- * (Communicator::setWaitPolicy changes the latter).
+ * (Communicator::setOptions changes the latter).
  */
 class GhostList
 {

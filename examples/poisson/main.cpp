@@ -32,11 +32,12 @@ namespace
 /** @brief The command line; what CLI11 parses into. */
 struct Arguments
 {
-    heat::MeshOptions mesh;        /**< the mesh and the partitioner */
-    std::string solver { "both" }; /**< cg, pipecg or both */
-    double dtFactor { 100.0 };     /**< dt in mean explicit stable steps */
-    bool inPlace { true };         /**< Communicator receives contiguous ghosts in place */
-    poisson::SolveOptions options; /**< the solver's settings */
+    heat::MeshOptions mesh;                /**< the mesh and the partitioner */
+    std::string solver { "both" };         /**< cg, pipecg or both */
+    std::string batchAlgorithm { "auto" }; /**< native, doubling or auto */
+    double dtFactor { 100.0 };             /**< dt in mean explicit stable steps */
+    bool inPlace { true };                 /**< Communicator receives contiguous ghosts in place */
+    poisson::SolveOptions options;         /**< the solver's settings */
 };
 
 /** @brief The options of fieldsync-poisson, declared once for parsing and for --help. */
@@ -66,6 +67,15 @@ void declareOptions(CLI::App& app, Arguments& a)
            "reduction's test) between chunks (0: one product)"
     )
         ->capture_default_str();
+    app.add_option(
+           "--batch-algorithm",
+           a.batchAlgorithm,
+           "pipelined CG's started reduction: native (MPI_Iallreduce), doubling (fieldsync's "
+           "recursive doubling, moved on by each test) or auto (the ReductionBatch's choice by "
+           "size: doubling for its 24 bytes)"
+    )
+        ->check(CLI::IsMember({ "native", "doubling", "auto" }))
+        ->capture_default_str();
     app.add_flag_function(
         "--no-inplace",
         [&a](std::int64_t) { a.inPlace = false; },
@@ -90,6 +100,12 @@ int parse(int argc, char** argv, Arguments& a)
     if (stop < 0)
     {
         a.mesh.complete("fieldsync-poisson");
+        if (a.batchAlgorithm != "auto")
+        {
+            a.options.batchAlgorithm = a.batchAlgorithm == "native"
+                                           ? mpi::Algorithm::Native
+                                           : mpi::Algorithm::RecursiveDoubling;
+        }
     }
     return stop;
 }
@@ -175,13 +191,15 @@ int run(const Arguments& args)
     {
         std::printf(
             "fieldsync-poisson: backward-Euler diffusion step, %lld cells (%s), %d ranks, "
-            "partitioner %s, dt = %g mean explicit steps, Jacobi preconditioner, tolerance %g\n",
+            "partitioner %s, dt = %g mean explicit steps, Jacobi preconditioner, tolerance %g, "
+            "pipelined reduction %s\n",
             static_cast<long long>(source->nCells()),
             source->describe().c_str(),
             env.sizeRank(),
             args.mesh.partitioner.c_str(),
             args.dtFactor,
-            args.options.tolerance
+            args.options.tolerance,
+            args.batchAlgorithm.c_str()
         );
     }
     int status { 0 };

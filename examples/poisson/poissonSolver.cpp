@@ -831,7 +831,7 @@ void PoissonSolver::pipelinedCg(
     product(comm, CommKey { "poisson::u" }, v.u, v.w, nullptr, chunk);
     double dots[3] {}; // (r, u), (w, u), (r, r): one fused reduction per iteration
     double bb { localDot(n, v.b, v.b) };
-    mpi::ReductionBatch batch(ranks);
+    mpi::ReductionBatch batch(ranks, options.batchAlgorithm);
     batch.add(dots[0], mpi::ReduceOp::Sum)
         .add(dots[1], mpi::ReduceOp::Sum)
         .add(dots[2], mpi::ReduceOp::Sum);

@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct SolveOptions
      * itself is timed from outside (the benchmark).
      */
     bool calibrate { true };
+    /**
+     * @brief The algorithm of pipelined CG's started reduction (ReductionBatch's start():
+     * Native, MPI_Iallreduce; RecursiveDoubling, fieldsync's own); unset, the batch chooses by
+     * its size (its 3 doubles: RecursiveDoubling). The blocking reductions are MPI's.
+     */
+    std::optional<mpi::Algorithm> batchAlgorithm {};
 };
 
 /** @brief The operator's rows on one rank, on the host: CSR over local indices (owned, ghosts). */

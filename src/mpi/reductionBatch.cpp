@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // ReductionBatch (include/fieldsync/mpi/reductionBatch.hpp): the packed buffer, one datatype per
 // batch (registered with its layout), and the combined op, created once and freed when MPI is
-// finalised.
+// finalised. The allreduce is MPI's, or fieldsync's own recursive doubling
+// (mpi/algorithms.hpp), which applies the combined op to the batch's datatype with
+// MPI_Reduce_local.
 #include "fieldsync/mpi/reductionBatch.hpp"
 
 #include "fieldsync/core/error.hpp"
 #include "fieldsync/core/logger.hpp"
 #include "fieldsync/core/settings.hpp"
+#include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "requestState.hpp"
@@ -17,6 +20,7 @@
 #include <cstring>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -494,6 +498,7 @@ void fromPacked(const Slot* slots, std::size_t n, const std::byte* base) noexcep
 struct ReductionBatchState
 {
     MPI_Comm comm { MPI_COMM_NULL };            /**< the communicator */
+    std::optional<Algorithm> algorithm;         /**< start()'s; unset: chosen by size */
     std::vector<BatchEntry> entries;            /**< in the order added */
     Layout layout;                              /**< where each entry is packed */
     std::vector<Slot> slots;                    /**< the entries in packed order */
@@ -600,6 +605,23 @@ struct ReductionBatchState
         mpiType = MPI_DATATYPE_NULL;
     }
 
+    /** The packed size in bytes (of the datatype's one element). */
+    [[nodiscard]] std::size_t packedBytes() const noexcept
+    {
+        return packed.size() * sizeof(std::uint64_t);
+    }
+
+    /** The algorithm of a start(): the one given, else chosen by the packed size. */
+    [[nodiscard]] Algorithm startAlgorithm() const noexcept
+    {
+        if (algorithm)
+        {
+            return *algorithm;
+        }
+        return packedBytes() <= ReductionBatch::ownAlgorithmBytes ? Algorithm::RecursiveDoubling
+                                                                  : Algorithm::Native;
+    }
+
     /** Copies every variable into its place. */
     void pack() noexcept
     {
@@ -621,6 +643,29 @@ struct ReductionBatchState
 
 namespace
 {
+
+/**
+ * Starts fieldsync's recursive doubling over the packed buffer, in place: one element of the
+ * batch's datatype @p type, combined by the fused @p op (MPI_Reduce_local, which hands the
+ * datatype to combine()), on the private duplicate of the batch's communicator with a tag of
+ * the library's allocator. Every rank ends with the same bits: each pair combines the same two
+ * operands (in either order: the ops commute exactly), and a rank folded out of a
+ * non-power-of-two count receives its partner's result.
+ */
+algorithms::Schedule startOwnAllReduce(
+    ReductionBatchState& s, MPI_Datatype type, MPI_Op op, const std::source_location& where
+)
+{
+    const TypeDesc desc { .datatype = type, .multiplicity = 1, .bytes = s.packedBytes() };
+    return algorithms::allReduceRecursiveDoubling(
+        MPI_IN_PLACE,
+        s.packed.data(),
+        1,
+        desc,
+        op,
+        algorithms::Context { s.comm, where, "ReductionBatch::start" }
+    );
+}
 
 /** Completes a started batch: a Request finishing writes the results through this. */
 class BatchUnpack final : public BufferAccess
@@ -672,16 +717,36 @@ std::string batchText(const std::vector<int>& ranks, std::span<const std::int64_
     return text.append(")");
 }
 
+/** "...: ranks reduce the batch with different algorithms (...): rank 0 Native, rank 1
+ * RecursiveDoubling", from the gathered (count, hash, algorithm) of every rank. */
+std::string algorithmsText(const char* call, std::span<const std::int64_t> all)
+{
+    std::string text { std::string(call) +
+                       ": ranks reduce the batch with different algorithms (check mode; every "
+                       "rank must build it with the same one):" };
+    for (std::size_t r { 0 }; 3 * r < all.size(); ++r)
+    {
+        text.append(r == 0 ? " rank " : ", rank ")
+            .append(std::to_string(r))
+            .append(" ")
+            .append(toString(static_cast<Algorithm>(all[3 * r + 2])));
+    }
+    return text;
+}
+
 /**
  * Check mode, before run() or start() reduces: every rank's entries (count, then type and op of
- * each, in the order added) must be the same. The agreement is the collectives' own: an
- * allGather of (count, hash), checked and timed by check mode like any collective (a rank that
- * never calls is named past the wait time-out). Every rank then sees the same table, so where it
- * differs all of them gather the entries (an allGatherV) and throw the same Error, which names
- * each batch and its ranks.
+ * each, in the order added) and @p algorithm must be the same. The agreement is the
+ * collectives' own: an allGather of (count, hash, algorithm), checked and timed by check mode
+ * like any collective (a rank that never calls is named past the wait time-out). Every rank then
+ * sees the same table, so where it differs all of them throw the same Error: for entries, after
+ * gathering them (an allGatherV), naming each batch and its ranks.
  */
 void agreeOnEntries(
-    const ReductionBatchState& s, const char* call, const std::source_location& where
+    const ReductionBatchState& s,
+    Algorithm algorithm,
+    const char* call,
+    const std::source_location& where
 )
 {
     std::vector<std::int64_t> codes;
@@ -694,20 +759,27 @@ void agreeOnEntries(
     }
     int size { 0 };
     FIELDSYNC_MPI_AT(MPI_Comm_size(s.comm, &size), where);
-    const std::array<std::int64_t, 2> mine { static_cast<std::int64_t>(codes.size()),
-                                             static_cast<std::int64_t>(hash >> 1) };
-    std::vector<std::int64_t> all(2 * static_cast<std::size_t>(size));
+    const std::array<std::int64_t, 3> mine { static_cast<std::int64_t>(codes.size()),
+                                             static_cast<std::int64_t>(hash >> 1),
+                                             static_cast<std::int64_t>(algorithm) };
+    std::vector<std::int64_t> all(3 * static_cast<std::size_t>(size));
     allGather(std::span(mine), all, s.comm, CallOptions<> {}, where);
-    if (std::equal(all.begin() + 2, all.end(), all.begin(), all.end() - 2) || size == 1)
+    if (std::equal(all.begin() + 3, all.end(), all.begin(), all.end() - 3) || size == 1)
     {
-        return; // each pair equals the one before it: every rank has rank 0's batch
+        return; // each triple equals the one before it: every rank has rank 0's batch
     }
     std::vector<int> counts(static_cast<std::size_t>(size));
     std::vector<int> displacements(static_cast<std::size_t>(size));
+    bool sameEntries { true };
     for (std::size_t r { 0 }; r < counts.size(); ++r)
     {
-        counts[r] = static_cast<int>(all[2 * r]);
+        counts[r] = static_cast<int>(all[3 * r]);
         displacements[r] = r == 0 ? 0 : displacements[r - 1] + counts[r - 1];
+        sameEntries = sameEntries && all[3 * r] == all[0] && all[3 * r + 1] == all[1];
+    }
+    if (sameEntries)
+    {
+        throw Error(algorithmsText(call, all), where);
     }
     std::vector<std::int64_t> every(static_cast<std::size_t>(displacements.back() + counts.back()));
     allGatherV(std::span(std::as_const(codes)), every, counts, s.comm, CallOptions<> {}, where);
@@ -745,13 +817,22 @@ void agreeOnEntries(
 
 } // namespace detail
 
-ReductionBatch::ReductionBatch(MPI_Comm comm, std::source_location where)
+ReductionBatch::ReductionBatch(
+    MPI_Comm comm, std::optional<Algorithm> algorithm, std::source_location where
+)
     : state_(std::make_unique<detail::ReductionBatchState>())
 {
     FIELDSYNC_CHECK_AT(
         comm != MPI_COMM_NULL, "ReductionBatch: the communicator is MPI_COMM_NULL", where
     );
+    FIELDSYNC_CHECK_AT(
+        !algorithm || *algorithm == Algorithm::Native || *algorithm == Algorithm::RecursiveDoubling,
+        std::string("ReductionBatch: Algorithm ") + (algorithm ? toString(*algorithm) : "") +
+            " does not apply to a ReductionBatch (Native or RecursiveDoubling do)",
+        where
+    );
     state_->comm = comm;
+    state_->algorithm = algorithm;
     state_->unpack = std::make_shared<const detail::BatchUnpack>(*state_);
 }
 
@@ -818,6 +899,11 @@ bool ReductionBatch::empty() const noexcept
     return size() == 0;
 }
 
+Algorithm ReductionBatch::startAlgorithm() const noexcept
+{
+    return state_ ? state_->startAlgorithm() : Algorithm::Native;
+}
+
 bool ReductionBatch::inFlight() const noexcept
 {
     return state_ && state_->inFlight;
@@ -848,7 +934,7 @@ void ReductionBatch::run(std::source_location where)
     if (checkMode())
     {
         detail::requireMpiRunning("ReductionBatch::run", where);
-        detail::agreeOnEntries(s, "ReductionBatch::run", where);
+        detail::agreeOnEntries(s, Algorithm::Native, "ReductionBatch::run", where);
     }
     if (s.entries.empty())
     {
@@ -871,10 +957,11 @@ void ReductionBatch::start(std::source_location where)
         "ReductionBatch::start: a started reduction is already in flight; wait() for it first",
         where
     );
+    const Algorithm algorithm { s.startAlgorithm() };
     if (checkMode())
     {
         detail::requireMpiRunning("ReductionBatch::start", where);
-        detail::agreeOnEntries(s, "ReductionBatch::start", where);
+        detail::agreeOnEntries(s, algorithm, "ReductionBatch::start", where);
     }
     s.inFlight = true;
     if (s.entries.empty())
@@ -894,10 +981,21 @@ void ReductionBatch::start(std::source_location where)
         // buffer)
         request->copyBack = s.unpack;
         request->outCount = s.entries.size();
-        FIELDSYNC_MPI_AT(
-            MPI_Iallreduce(MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm, &request->request),
-            where
-        );
+        if (algorithm == Algorithm::RecursiveDoubling)
+        {
+            // the Request's test() and wait() move the schedule on, a round at a time
+            request->schedule = detail::startOwnAllReduce(s, type, f.op, where);
+            request->scheduled = true;
+        }
+        else
+        {
+            FIELDSYNC_MPI_AT(
+                MPI_Iallreduce(
+                    MPI_IN_PLACE, s.packed.data(), 1, type, f.op, s.comm, &request->request
+                ),
+                where
+            );
+        }
         request_ = Request(std::move(request));
     }
     catch (...)

@@ -343,6 +343,21 @@ TEST_CASE("check mode: ReductionBatch entries that differ between ranks", "[chec
             { others + "1 entries (double Sum)", lastRank + "2 entries (double Sum, double Max)" }
         );
     }
+    SECTION("an algorithm (RecursiveDoubling on the last rank, Native elsewhere), non-blocking")
+    {
+        fm::ReductionBatch batch(
+            env.comm(), odd ? fm::Algorithm::RecursiveDoubling : fm::Algorithm::Native
+        );
+        batch.add(residual, fm::ReduceOp::Sum);
+        expectEverywhere(
+            env,
+            [&] { batch.start(); },
+            { "ReductionBatch::start: ranks reduce the batch with different algorithms",
+              "rank 0 Native",
+              "rank " + std::to_string(last) + " RecursiveDoubling" }
+        );
+        REQUIRE_FALSE(batch.inFlight());
+    }
     SECTION("batches that agree reduce as before")
     {
         fm::ReductionBatch batch(env.comm());

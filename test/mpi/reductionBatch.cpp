@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 // ReductionBatch: several scalars of mixed types and ops in one allreduce, blocking and
 // non-blocking, checked against closed forms over the ranks computed on each rank, and every
-// type with every op it takes against the op applied rank by rank in the test.
+// type with every op it takes against the op applied rank by rank in the test; with MPI's
+// allreduce and with fieldsync's own recursive doubling, bitwise equal on every rank.
 #include "fieldsync_test/catch.hpp"
 
 #include "fieldsync/core/error.hpp"
+#include "fieldsync/mpi/gathers.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 #include "fieldsync/mpi/reductionBatch.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -302,6 +307,14 @@ TEST_CASE("ReductionBatch: bad input is an Error naming the call site and rank",
         CHECK(batch.size() == 1);
         batch.run(); // the batch is unchanged and still works
         CHECK(x == p);
+    }
+    SECTION("an algorithm other than Native and RecursiveDoubling")
+    {
+        expectError(
+            [&] { fm::ReductionBatch ring(env.comm(), fm::Algorithm::Ring); },
+            "ReductionBatch: Algorithm Ring does not apply to a ReductionBatch",
+            worldRank
+        );
     }
     SECTION("MPI_COMM_NULL")
     {
@@ -694,4 +707,177 @@ TEST_CASE("ReductionBatch: a blocking run while another batch is in flight", "[b
         started.wait();
         check();
     }
+}
+
+namespace
+{
+
+/** Rank @p r's entries for the algorithm tests: closed forms of the rank over p ranks. */
+struct RankForms
+{
+    int sumInt { 0 };           /**< r + 1: p (p + 1) / 2 */
+    long long sumLong { 0 };    /**< 2^40 (r + 1): 2^40 p (p + 1) / 2 */
+    double sumTenths { 0 };     /**< 0.1 (r + 1): rounded, so only equal bits tell */
+    double minHalf { 0 };       /**< -(r + 1) / 2: -p / 2 */
+    int maxInt { 0 };           /**< r + 1: p */
+    double parabola { 0 };      /**< (r - 1.5)^2, MinLoc: ranks 1 and 2 tie at 0.25 */
+    std::int64_t parabolaAt {}; /**< 100 + r: 101 wins the tie (100 on one rank) */
+    int odd { 0 };              /**< r % 2, MaxLoc: every odd rank ties at 1 */
+    std::int64_t oddAt {};      /**< 100 + r: 101 (100 on one rank, where r = 0 is 0) */
+
+    /** Sets rank @p r's values. */
+    void fill(int r)
+    {
+        sumInt = r + 1;
+        sumLong = (1LL << 40) * (r + 1);
+        sumTenths = 0.1 * (r + 1);
+        minHalf = -0.5 * (r + 1);
+        maxInt = r + 1;
+        parabola = (r - 1.5) * (r - 1.5);
+        parabolaAt = 100 + r;
+        odd = r % 2;
+        oddAt = 100 + r;
+    }
+
+    /** Registers every member. */
+    void addTo(fm::ReductionBatch& batch)
+    {
+        batch.add(sumInt, fm::ReduceOp::Sum)
+            .add(sumLong, fm::ReduceOp::Sum)
+            .add(sumTenths, fm::ReduceOp::Sum)
+            .add(minHalf, fm::ReduceOp::Min)
+            .add(maxInt, fm::ReduceOp::Max)
+            .add(parabola, parabolaAt, fm::ReduceOp::MinLoc)
+            .add(odd, oddAt, fm::ReduceOp::MaxLoc);
+    }
+
+    /** Checks the reduced members against the closed forms over @p p ranks, and that every
+     * rank holds the same bits (gathered over @p comm). */
+    void checkReduced(int p, MPI_Comm comm) const
+    {
+        CHECK(sumInt == p * (p + 1) / 2);
+        CHECK(sumLong == (1LL << 40) * p * (p + 1) / 2);
+        CHECK(std::abs(sumTenths - 0.05 * p * (p + 1)) <= 1e-14);
+        CHECK(minHalf == -0.5 * p);
+        CHECK(maxInt == p);
+        CHECK(parabola == (p == 1 ? 2.25 : 0.25));
+        CHECK(parabolaAt == (p == 1 ? 100 : 101));
+        CHECK(odd == (p == 1 ? 0 : 1));
+        CHECK(oddAt == (p == 1 ? 100 : 101));
+        const std::array<std::uint64_t, 9> mine {
+            static_cast<std::uint64_t>(sumInt),      static_cast<std::uint64_t>(sumLong),
+            std::bit_cast<std::uint64_t>(sumTenths), std::bit_cast<std::uint64_t>(minHalf),
+            static_cast<std::uint64_t>(maxInt),      std::bit_cast<std::uint64_t>(parabola),
+            static_cast<std::uint64_t>(parabolaAt),  static_cast<std::uint64_t>(odd),
+            static_cast<std::uint64_t>(oddAt)
+        };
+        std::vector<std::uint64_t> all(mine.size() * static_cast<std::size_t>(p));
+        fm::allGather(std::span(mine), all, comm);
+        for (std::size_t i { mine.size() }; i < all.size(); ++i)
+        {
+            INFO("value " << i % mine.size() << " of rank " << i / mine.size());
+            CHECK(all[i] == all[i % mine.size()]);
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE(
+    "ReductionBatch: Native and RecursiveDoubling against closed forms, the same bits on every "
+    "rank",
+    "[batch]"
+)
+{
+    const fm::MPIEnvironment env;
+    const int p { env.sizeRank() };
+    const std::optional<fm::Algorithm> given { GENERATE(
+        std::optional<fm::Algorithm> {},
+        std::optional { fm::Algorithm::Native },
+        std::optional { fm::Algorithm::RecursiveDoubling }
+    ) };
+    INFO("algorithm " << (given ? fm::toString(*given) : "unset"));
+    RankForms forms;
+    fm::ReductionBatch batch(env.comm(), given);
+    forms.addTo(batch);
+    // 7 entries, 72 packed bytes: unset chooses recursive doubling for start()
+    CHECK(batch.startAlgorithm() == given.value_or(fm::Algorithm::RecursiveDoubling));
+
+    SECTION("blocking")
+    {
+        for (int round { 0 }; round < 2; ++round)
+        {
+            forms.fill(env.rank());
+            batch.run();
+            forms.checkReduced(p, env.comm());
+        }
+    }
+    SECTION("start, tests while other work runs, wait")
+    {
+        for (int round { 0 }; round < 3; ++round)
+        {
+            forms.fill(env.rank());
+            batch.start();
+            forms.sumInt = -1; // read at start: a change afterwards does not count
+            double other { static_cast<double>(env.rank()) };
+            for (int k { 0 }; k < 4; ++k) // as many on every rank: each one a collective
+            {
+                fm::allReduce(other, fm::ReduceOp::Max, env.comm()); // the other work
+                CHECK(other == p - 1);
+                if (batch.inFlight())
+                {
+                    (void)batch.test();
+                }
+            }
+            if (batch.inFlight())
+            {
+                batch.wait();
+            }
+            CHECK_FALSE(batch.inFlight());
+            forms.checkReduced(p, env.comm());
+        }
+    }
+    SECTION("test until complete")
+    {
+        forms.fill(env.rank());
+        batch.start();
+        while (!batch.test())
+        {
+        }
+        forms.checkReduced(p, env.comm());
+    }
+}
+
+TEST_CASE("ReductionBatch: the algorithm unset is chosen by the packed size", "[batch]")
+{
+    const fm::MPIEnvironment env;
+    const int p { env.sizeRank() };
+    std::vector<double> values(fm::ReductionBatch::ownAlgorithmBytes / sizeof(double) + 1);
+    fm::ReductionBatch batch(env.comm());
+    for (std::size_t i { 0 }; i < values.size(); ++i)
+    {
+        batch.add(values[i], fm::ReduceOp::Sum);
+        // up to ownAlgorithmBytes (32 doubles) recursive doubling, above MPI's
+        CHECK(
+            batch.startAlgorithm() ==
+            ((i + 1) * sizeof(double) <= fm::ReductionBatch::ownAlgorithmBytes
+                 ? fm::Algorithm::RecursiveDoubling
+                 : fm::Algorithm::Native)
+        );
+    }
+    CHECK(batch.startAlgorithm() == fm::Algorithm::Native);
+    for (std::size_t i { 0 }; i < values.size(); ++i)
+    {
+        values[i] = static_cast<double>((env.rank() + 1) * (i + 1));
+    }
+    batch.start();
+    batch.wait();
+    for (std::size_t i { 0 }; i < values.size(); ++i)
+    {
+        CHECK(values[i] == 0.5 * p * (p + 1) * static_cast<double>(i + 1));
+    }
+    CHECK(
+        fm::ReductionBatch(env.comm(), fm::Algorithm::RecursiveDoubling).startAlgorithm() ==
+        fm::Algorithm::RecursiveDoubling
+    );
 }

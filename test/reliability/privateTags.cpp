@@ -13,6 +13,7 @@
 #include "fieldsync/halo/ghostList.hpp"
 #include "fieldsync/mpi/algorithms.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
 #include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
 #include "fieldsync/partition/migration.hpp"
@@ -410,6 +411,41 @@ int runPartitionAndHalo(const mpi::MPIEnvironment& env)
     return wrong;
 }
 
+/** @brief A ReductionBatch with fieldsync's own recursive doubling on @p comm, blocking and
+ * started, tested and waited for: the number of wrong results (closed forms of the rank). */
+int runBatch(MPI_Comm comm, int rank, int size)
+{
+    std::int64_t sum { 0 };
+    double largest { 0 };
+    mpi::ReductionBatch batch(comm, mpi::Algorithm::RecursiveDoubling);
+    batch.add(sum, mpi::ReduceOp::Sum).add(largest, mpi::ReduceOp::Max);
+    int wrong { 0 };
+    for (int round { 0 }; round < 3; ++round)
+    {
+        sum = rank + 1;
+        largest = 0.5 * rank;
+        if (round == 0)
+        {
+            batch.run();
+        }
+        else
+        {
+            batch.start();
+            for (int k { 0 }; k < 3 && batch.inFlight(); ++k)
+            {
+                (void)batch.test();
+            }
+            if (batch.inFlight())
+            {
+                batch.wait();
+            }
+        }
+        wrong += sum == std::int64_t { size } * (size + 1) / 2 ? 0 : 1;
+        wrong += largest == 0.5 * (size - 1) ? 0 : 1;
+    }
+    return wrong;
+}
+
 /** @brief A lone FullDuplexCommBuffer on @p env: each rank sends its neighbours values of its
  * rank; the number of wrong values received. */
 int runBuffer(const mpi::MPIEnvironment& env)
@@ -467,6 +503,7 @@ TEST_CASE("The library's messages never meet the application's on the same commu
         }
         wrong += runPartitionAndHalo(env);
         wrong += runBuffer(env);
+        wrong += runBatch(user, env.rank(), env.sizeRank());
         const bool pending { own.stillPending() };
         MPI_Barrier(user); // no rank completes its traffic before every rank has looked
         const int ownWrong { own.finish() };

@@ -3,12 +3,14 @@
 // (doc/collectives.md, "Fused scalar reductions").
 #pragma once
 
+#include "fieldsync/mpi/algorithm.hpp"
 #include "fieldsync/mpi/reduceOp.hpp"
 #include "fieldsync/mpi/request.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <type_traits>
 #include <vector>
@@ -108,16 +110,36 @@ concept ReductionBatchScalar = std::is_same_v<T, int> || std::is_same_v<T, unsig
  * allreduce as the residuals. The combined op
  * and its datatype are created at the first use and freed when MPI is finalised.
  *
+ * run() is always the MPI library's MPI_Allreduce. start() runs the algorithm the batch was
+ * built with: Algorithm::Native, MPI_Iallreduce on the communicator; or
+ * Algorithm::RecursiveDoubling, fieldsync's own recursive doubling (one round of messages on 2
+ * ranks, ceil(log2 p) on p, on the communicator's private duplicate), whose rounds every test()
+ * moves on. Left unset (the default), start() runs RecursiveDoubling for a batch of at most
+ * ownAlgorithmBytes packed bytes and Native above: MPI's non-blocking allreduce may take
+ * several rounds that each move on only inside an MPI call, so less of it hides behind the
+ * caller's work (doc/collectives.md, "Fused scalar reductions").
+ *
  * Errors (fieldsync::Error naming the call site and rank): an op the type does not take,
  * add(), run() or start() while a started reduction is in flight, wait() with none in flight
- * (never started, or waited for already), MPI not running, MPI_COMM_NULL.
+ * (never started, or waited for already), MPI not running, MPI_COMM_NULL, an algorithm other
+ * than Native or RecursiveDoubling.
  */
 class ReductionBatch
 {
 public:
-    /** @brief An empty batch on @p comm (the communicator every run uses). */
+    /** @brief The largest packed batch (bytes) whose start() runs RecursiveDoubling when no
+     * algorithm is given: a few dozen scalars. */
+    static constexpr std::size_t ownAlgorithmBytes { 256 };
+
+    /**
+     * @brief An empty batch on @p comm (the communicator every run uses) whose start() runs
+     * @p algorithm: Native or RecursiveDoubling; unset, chosen by the batch's size (above).
+     * @throws Error for MPI_COMM_NULL, or an algorithm other than Native or RecursiveDoubling.
+     */
     explicit ReductionBatch(
-        MPI_Comm comm, std::source_location where = std::source_location::current()
+        MPI_Comm comm,
+        std::optional<Algorithm> algorithm = std::nullopt,
+        std::source_location where = std::source_location::current()
     );
 
     /** @brief Completes a reduction still in flight (logging an error, as Request does). */
@@ -184,11 +206,16 @@ public:
     void run(std::source_location where = std::source_location::current());
 
     /**
-     * @brief Non-blocking: reads the variables now and starts one MPI_Iallreduce; the results
-     * are written back by wait() or by a test() that returns true.
+     * @brief Non-blocking: reads the variables now and starts one allreduce (startAlgorithm():
+     * MPI_Iallreduce, or fieldsync's recursive doubling); the results are written back by
+     * wait() or by a test() that returns true.
      * @throws Error when a reduction is already in flight, or for a failing MPI call.
      */
     void start(std::source_location where = std::source_location::current());
+
+    /** @brief The algorithm start() runs for the entries registered now (the one given to the
+     * constructor, else chosen by the packed size). */
+    [[nodiscard]] Algorithm startAlgorithm() const noexcept;
 
     /**
      * @brief Completes the started reduction and writes the results (waiting as Request::wait
@@ -197,8 +224,10 @@ public:
      */
     void wait(std::source_location where = std::source_location::current());
 
-    /** @brief Completes the started reduction if MPI has finished it; true once the results are
-     * written. @throws Error when no reduction is in flight. */
+    /** @brief Moves the started reduction on without blocking (fieldsync's recursive doubling:
+     * posts its next round once the last one's messages have arrived) and completes it if it
+     * has finished; true once the results are written. @throws Error when no reduction is in
+     * flight. */
     [[nodiscard]] bool test(std::source_location where = std::source_location::current());
 
     /** @brief Whether a started reduction has not been completed yet. */

@@ -31,6 +31,7 @@
 #include "fieldsync/partition/partition.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <source_location>
 #include <string>
 #include <vector>
@@ -184,6 +185,48 @@ template<typename V>
 valueOrderOf(const V& field)
 {
     return detail::valueOrderOf(field);
+}
+
+/**
+ * @brief The old loop per run of packRuns()/unpackRuns() (#37): f(i, cell, c) for every list
+ * position of the runs [runBegin, runEnd) and component c < @p comps, cells inner for
+ * @p byCells; now forEachRun() gives each run once and the kernels loop themselves.
+ */
+template<typename Exec, typename R, typename P, typename F>
+[[deprecated("internal: packRuns and unpackRuns loop over forEachRun's runs themselves")]] void
+forEachRunElement(
+    const std::string& label,
+    const Exec& exec,
+    const R& first,
+    const P& at,
+    std::size_t runBegin,
+    std::size_t runEnd,
+    std::size_t comps,
+    bool byCells,
+    const F& f
+)
+{
+    forEachRun(
+        label,
+        exec,
+        first,
+        at,
+        runBegin,
+        runEnd,
+        [=](const std::size_t pos, const std::size_t cell, const std::size_t len)
+        {
+            const std::size_t outer = byCells ? comps : len;
+            const std::size_t inner = byCells ? len : comps;
+            for (std::size_t a = 0; a < outer; ++a)
+            {
+                for (std::size_t b = 0; b < inner; ++b)
+                {
+                    const std::size_t j = byCells ? b : a;
+                    f(pos + j, static_cast<std::int64_t>(cell + j), byCells ? a : b);
+                }
+            }
+        }
+    );
 }
 
 } // namespace fieldsync::halo

@@ -4,8 +4,10 @@
 // LayoutRight's, with a padded column and with padded rows), forward with in-place on and off and
 // reverse (Sum), on all-to-all receive lists that are one run per neighbour, runs of 6 cells and
 // single cells: every cell is checked against a closed form of its global id and component,
-// computed here from the pattern alone. A one-column LayoutLeft or LayoutStride field goes to MPI
-// in place as a rank-1 field does: seen in its ExchangeStats (no pack and no unpack time at all).
+// computed here from the pattern alone; column-major fields of 1 to 8 components through every
+// back end with check mode on, and a field held LayoutLeft on some ranks and LayoutRight on the
+// others. A one-column LayoutLeft or LayoutStride field goes to MPI in place as a rank-1 field
+// does: seen in its ExchangeStats (no pack and no unpack time at all).
 #include "fieldsync_test/catch.hpp"
 
 #include "haloPatterns.hpp"
@@ -275,6 +277,95 @@ TEST_CASE("LayoutLeft and LayoutStride fields of 1 to 8 components, forward and 
                         ) == 0
                     );
                 }
+            }
+        }
+    }
+}
+
+namespace
+{
+/** @brief The back ends this MPI library has (PersistentNeighbour needs MPI-4's). */
+std::vector<fieldsync::halo::BackEnd> availableBackEnds()
+{
+    using fieldsync::halo::BackEnd;
+    std::vector<BackEnd> backEnds { BackEnd::PointToPoint, BackEnd::NeighbourCollective };
+    if (fieldsync::halo::persistentNeighbourAvailable())
+    {
+        backEnds.push_back(BackEnd::PersistentNeighbour);
+    }
+    return backEnds;
+}
+
+/** @brief A Communicator of @p setup on @p backEnd with check mode on. */
+Communicator checkedCommunicator(const Setup& setup, fieldsync::halo::BackEnd backEnd)
+{
+    return Communicator(
+        mpi::MPIEnvironment(),
+        setup.send,
+        setup.receive,
+        fieldsync::halo::CommitOptions { .backEnd = backEnd, .check = true }
+    );
+}
+} // namespace
+
+TEST_CASE("Column-major fields of 1 to 8 components through every back end in check mode")
+{
+    // the loop per run copies blocks of 4 columns and the 1 to 3 left: 3 and 5 take both
+    constexpr std::uint64_t seed { 47 };
+    for (const int block : { 0, 6 })
+    {
+        const Setup setup = allToAllSetup(seed, block);
+        const auto cells = static_cast<std::size_t>(setup.nLocal);
+        for (const auto backEnd : availableBackEnds())
+        {
+            Communicator comm = checkedCommunicator(setup, backEnd);
+            for (const std::size_t comps : { 1, 2, 3, 4, 5, 8 })
+            {
+                CAPTURE(block, fieldsync::halo::toString(backEnd), comps);
+                REQUIRE(
+                    wrongAfterBoth(
+                        comm, Left("left", cells, comps), setup, Shape::AllToAll, seed
+                    ) == 0
+                );
+                for (const Form form : { Form::AsLeft, Form::PaddedColumns })
+                {
+                    CAPTURE(name(form));
+                    REQUIRE(
+                        wrongAfterBoth(
+                            comm, strided(form, cells, comps), setup, Shape::AllToAll, seed
+                        ) == 0
+                    );
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("A LayoutLeft field on some ranks and a LayoutRight one on the others agree")
+{
+    // the message is the same for every layout (each cell's components together), so ranks
+    // may hold one field in different layouts; the truth is the pattern's, as for one layout
+    constexpr std::uint64_t seed { 53 };
+    const int me = mpi::MPIEnvironment().rank();
+    for (const int block : { 0, 6, 1 })
+    {
+        const Setup setup = allToAllSetup(seed, block);
+        const auto cells = static_cast<std::size_t>(setup.nLocal);
+        for (const auto backEnd : availableBackEnds())
+        {
+            Communicator comm = checkedCommunicator(setup, backEnd);
+            for (const std::size_t comps : { 1, 4, 8 })
+            {
+                CAPTURE(block, fieldsync::halo::toString(backEnd), comps);
+                const int wrong =
+                    me % 2 == 0
+                        ? wrongAfterBoth(
+                              comm, Left("left", cells, comps), setup, Shape::AllToAll, seed
+                          )
+                        : wrongAfterBoth(
+                              comm, Right("right", cells, comps), setup, Shape::AllToAll, seed
+                          );
+                REQUIRE(wrong == 0);
             }
         }
     }

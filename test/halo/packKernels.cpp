@@ -238,8 +238,9 @@ void checkBothBuffers(std::size_t comps)
 TEST_CASE("packRuns and unpackRuns move the truth, rank 1 and both layouts", "[halo][packKernels]")
 {
     using Space = Kokkos::HostSpace;
+    // LayoutLeft: blocks of 4 columns and the 1 to 3 left (forEachColumnBlock)
     forEachViewShape<fieldsync_test::DeviceFor<Space>>(
-        { 1, 3, 8 },
+        { 1, 3, 4, 5, 8 },
         [](auto view, std::size_t comps)
         { checkBothBuffers<Space, typename decltype(view)::type>(comps); }
     );
@@ -466,10 +467,10 @@ TEST_CASE(
     "packRuns and unpackRuns move runs of every length from 1 to 70 cells", "[halo][packKernels]"
 )
 {
-    // rank 1 and LayoutRight: a copy per run; LayoutLeft: a loop per run
+    // rank 1 and LayoutRight: a copy per run; LayoutLeft: a loop per run and block of columns
     using Space = Kokkos::HostSpace;
     forEachViewShape<fieldsync_test::DeviceFor<Space>>(
-        { 1, 2, 3, 8 },
+        { 1, 2, 3, 4, 5, 8 },
         [](auto view, std::size_t comps)
         {
             using View = typename decltype(view)::type;

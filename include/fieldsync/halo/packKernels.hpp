@@ -401,22 +401,18 @@ void copyRuns(
 ) noexcept;
 
 /**
- * @brief Runs f(i, cell, c) on the host space @p exec for every run r in [runBegin, runEnd) of
- * the arrays @p first and @p at (IndexRuns' layout), every list position i = at(r) + j with cell
- * first(r) + j for j < at(r + 1) - at(r), and every component c < @p comps: one thread per run,
- * the inner loop along the field's memory (cells first for @p byCells, components first
- * otherwise).
+ * @brief Runs f(pos, cell, len) on the host space @p exec for every run r in [runBegin, runEnd)
+ * of the arrays @p first and @p at (IndexRuns' layout): its first list position pos = at(r),
+ * first cell first(r) and length len = at(r + 1) - pos; one thread per run.
  */
 template<typename Exec, typename R, typename P, typename F>
-void forEachRunElement(
+void forEachRun(
     const std::string& label,
     const Exec& exec,
     const R& first,
     const P& at,
     std::size_t runBegin,
     std::size_t runEnd,
-    std::size_t comps,
-    bool byCells,
     const F& f
 )
 {
@@ -429,20 +425,45 @@ void forEachRunElement(
         {
             const auto r = static_cast<std::size_t>(run);
             const std::size_t pos = at(r);
-            const std::size_t len = at(r + 1) - pos;
-            const auto cell = static_cast<std::int64_t>(first(r));
-            const std::size_t outer = byCells ? comps : len;
-            const std::size_t inner = byCells ? len : comps;
-            for (std::size_t a = 0; a < outer; ++a)
-            {
-                for (std::size_t b = 0; b < inner; ++b)
-                {
-                    const std::size_t j = byCells ? b : a;
-                    f(pos + j, cell + static_cast<std::int64_t>(j), byCells ? a : b);
-                }
-            }
+            f(pos, static_cast<std::size_t>(first(r)), at(r + 1) - pos);
         }
     );
+}
+
+/**
+ * @brief The most columns of a ValueOrder::Columns field that packRuns() and unpackRuns() copy
+ * together: a cell's values of a block are written (or read) together in the buffer, half the
+ * instructions of a column at a time (doc/notes/performance.md, "Column-major fields").
+ */
+inline constexpr std::size_t columnBlock { 4 };
+
+/**
+ * @brief Calls f(width, c) for blocks of columns [c, c + W) covering [0, @p comps), W =
+ * decltype(width)::value: blocks of columnBlock, then one of the 1 to columnBlock - 1 left.
+ */
+template<typename F>
+void forEachColumnBlock(std::size_t comps, const F& f)
+{
+    std::size_t c { 0 };
+    for (; c + columnBlock <= comps; c += columnBlock)
+    {
+        f(std::integral_constant<std::size_t, columnBlock> {}, c);
+    }
+    static_assert(columnBlock == 4, "the blocks left below are 1 to 3 columns");
+    switch (comps - c)
+    {
+    case 3:
+        f(std::integral_constant<std::size_t, 3> {}, c);
+        break;
+    case 2:
+        f(std::integral_constant<std::size_t, 2> {}, c);
+        break;
+    case 1:
+        f(std::integral_constant<std::size_t, 1> {}, c);
+        break;
+    default:
+        break;
+    }
 }
 
 /**
@@ -497,17 +518,63 @@ void packRuns(
         );
         return;
     }
-    forEachRunElement(
+    const std::size_t comps = componentsOf(field);
+    if constexpr (viewRank<V> == 2)
+    {
+        if (detail::valueOrderOf(field) == detail::ValueOrder::Columns)
+        {
+            // a stretch of each column of a block to every stride-th row of the buffer
+            const auto* const values = field.data();
+            auto* const into = buffer.data() + offset;
+            const std::size_t column = field.stride(1);
+            forEachRun(
+                packLabel(),
+                exec,
+                first,
+                at,
+                runBegin,
+                runEnd,
+                [=](const std::size_t pos, const std::size_t cell, const std::size_t len)
+                {
+                    forEachColumnBlock(
+                        comps,
+                        [&](auto width, const std::size_t c)
+                        {
+                            const auto* from = values + cell + c * column;
+                            auto* to = into + pos * stride + c;
+                            constexpr std::size_t w = decltype(width)::value;
+                            for (std::size_t j = 0; j < len; ++j)
+                            {
+                                for (std::size_t k = 0; k < w; ++k)
+                                {
+                                    to[j * stride + k] = from[k * column + j];
+                                }
+                            }
+                        }
+                    );
+                }
+            );
+            return;
+        }
+    }
+    forEachRun(
         packLabel(),
         exec,
         first,
         at,
         runBegin,
         runEnd,
-        componentsOf(field),
-        detail::valueOrderOf(field) == detail::ValueOrder::Columns,
-        [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
-        { buffer(i * stride + offset + c) = cellAt(field, cell, c); }
+        [=](const std::size_t pos, const std::size_t cell, const std::size_t len)
+        {
+            for (std::size_t j = 0; j < len; ++j)
+            {
+                for (std::size_t c = 0; c < comps; ++c)
+                {
+                    buffer((pos + j) * stride + offset + c) =
+                        cellAt(field, static_cast<std::int64_t>(cell + j), c);
+                }
+            }
+        }
     );
 }
 
@@ -551,17 +618,77 @@ void unpackRuns(
         );
         return;
     }
-    forEachRunElement(
+    const std::size_t comps = componentsOf(field);
+    if constexpr (viewRank<V> == 2)
+    {
+        if (detail::valueOrderOf(field) == detail::ValueOrder::Columns)
+        {
+            // every stride-th row of the buffer to a stretch of each column of a block
+            auto* const values = field.data();
+            const auto* const from = buffer.data() + offset;
+            const std::size_t column = field.stride(1);
+            forEachRun(
+                unpackLabel(),
+                exec,
+                first,
+                at,
+                runBegin,
+                runEnd,
+                [=](const std::size_t pos, const std::size_t cell, const std::size_t len)
+                {
+                    forEachColumnBlock(
+                        comps,
+                        [&](auto width, const std::size_t c)
+                        {
+                            auto* to = values + cell + c * column;
+                            const auto* in = from + pos * stride + c;
+                            constexpr std::size_t w = decltype(width)::value;
+                            if (op == ReverseOp::Replace) // the usual case: no test per value
+                            {
+                                for (std::size_t j = 0; j < len; ++j)
+                                {
+                                    for (std::size_t k = 0; k < w; ++k)
+                                    {
+                                        to[k * column + j] = in[j * stride + k];
+                                    }
+                                }
+                                return;
+                            }
+                            for (std::size_t j = 0; j < len; ++j)
+                            {
+                                for (std::size_t k = 0; k < w; ++k)
+                                {
+                                    combine(to[k * column + j], in[j * stride + k], op);
+                                }
+                            }
+                        }
+                    );
+                }
+            );
+            return;
+        }
+    }
+    forEachRun(
         unpackLabel(),
         exec,
         first,
         at,
         runBegin,
         runEnd,
-        componentsOf(field),
-        detail::valueOrderOf(field) == detail::ValueOrder::Columns,
-        [=](const std::size_t i, const std::int64_t cell, const std::size_t c)
-        { combine(cellAt(field, cell, c), buffer(i * stride + offset + c), op); }
+        [=](const std::size_t pos, const std::size_t cell, const std::size_t len)
+        {
+            for (std::size_t j = 0; j < len; ++j)
+            {
+                for (std::size_t c = 0; c < comps; ++c)
+                {
+                    combine(
+                        cellAt(field, static_cast<std::int64_t>(cell + j), c),
+                        buffer((pos + j) * stride + offset + c),
+                        op
+                    );
+                }
+            }
+        }
     );
 }
 

@@ -179,7 +179,7 @@ Sample runAgreement(const fieldsync::mpi::MPIEnvironment& env)
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 { MPI_Wtime() };
     fieldsync::mpi::agreeOnSetUp(
-        env.comm(), fieldsync::mpi::SetUpCall::HaloBuilder, std::source_location::current()
+        env.comm(), fieldsync::mpi::detail::SetUpCall::HaloBuilder, std::source_location::current()
     );
     return { MPI_Wtime() - t0, 0.0 };
 }

@@ -13,6 +13,12 @@
  */
 #pragma once
 
+#include "fieldsync/core/callerValue.hpp"
+#include "fieldsync/core/clock.hpp"
+#include "fieldsync/core/faults.hpp"
+#include "fieldsync/core/liveObjects.hpp"
+#include "fieldsync/core/settings.hpp"
+#include "fieldsync/halo/blockShape.hpp"
 #include "fieldsync/halo/commBufferCore.hpp"
 #include "fieldsync/halo/duplexBuffer.hpp"
 #include "fieldsync/halo/exchangeStats.hpp"
@@ -21,7 +27,11 @@
 #include "fieldsync/halo/packKernels.hpp"
 #include "fieldsync/halo/reverseOp.hpp"
 #include "fieldsync/mpi/callOptions.hpp"
+#include "fieldsync/mpi/dataType.hpp"
+#include "fieldsync/mpi/memorySpace.hpp"
+#include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
+#include "fieldsync/mpi/stagingBytes.hpp"
 #include "fieldsync/partition/cellGraph.hpp"
 #include "fieldsync/partition/distributedGraph.hpp"
 #include "fieldsync/partition/haloBuilder.hpp"
@@ -103,14 +113,32 @@ sparseExchange(
     mpi::raiseIfAnyFailed(comm, localError, where);
 }
 
+// the core layer's machinery: moved from fieldsync:: to fieldsync::detail:: (#31)
+/** @brief Old name of detail::CallerValue, a value with the caller's source location. */
+template<typename T>
+using CallerValue [[deprecated("internal: now fieldsync::detail::CallerValue; pass the plain "
+                               "value")]] = detail::CallerValue<T>;
+/** @brief Old name of detail::FaultSettings, what FIELDSYNC_FAULTS asks for. */
+using FaultSettings [[deprecated("internal: now fieldsync::detail::FaultSettings; set "
+                                 "FIELDSYNC_FAULTS")]] = detail::FaultSettings;
+/** @brief Old name of detail::LiveObject, an entry of the live-object registry. */
+using LiveObject [[deprecated("internal: now fieldsync::detail::LiveObject; see "
+                              "liveObjects()")]] = detail::LiveObject;
+/** @brief Old name of detail::Setting, one row of settingsTable(). */
+using Setting [[deprecated("internal: now fieldsync::detail::Setting")]] = detail::Setting;
+/** @brief Old name of detail::TelemetryClock, what telemetryClock() chose. */
+using TelemetryClock [[deprecated("internal: now fieldsync::detail::TelemetryClock")]] =
+    detail::TelemetryClock;
+
 } // namespace fieldsync
 
 namespace fieldsync::mpi
 {
 
 // the buffers' engine: moved from fieldsync::mpi:: to fieldsync::halo::
-/** @brief Old name of halo::BufferState. */
-using BufferState [[deprecated("use fieldsync::halo::BufferState")]] = halo::BufferState;
+/** @brief Old name of halo::detail::BufferState. */
+using BufferState [[deprecated("internal: now fieldsync::halo::detail::BufferState")]] =
+    halo::detail::BufferState;
 /** @brief Old name of halo::detail::CommBufferCore. */
 using CommBufferCore [[deprecated("internal: now fieldsync::halo::detail::CommBufferCore; use "
                                   "HalfDuplexCommBuffer")]] = halo::detail::CommBufferCore;
@@ -128,6 +156,44 @@ template<typename ExecutionSpace>
 using DependenciesOf [[deprecated("internal: now fieldsync::mpi::detail::DependenciesOf; "
                                   "name CallOptions<E>::dependsOn's type by decltype")]] =
     detail::DependenciesOf<ExecutionSpace>;
+
+// the mpi layer's type traits, memory-space interface and set-up calls: moved from
+// fieldsync::mpi:: to fieldsync::mpi::detail:: (#31)
+/** @brief Old name of detail::MpiTypeInfo, how a T goes to MPI. */
+template<typename T>
+using MpiTypeInfo [[deprecated("internal: now fieldsync::mpi::detail::MpiTypeInfo; use "
+                               "getType<T>()")]] = detail::MpiTypeInfo<T>;
+/** @brief Old name of detail::ScalarTraits, the predefined MPI datatype of a scalar. */
+template<typename T>
+using ScalarTraits [[deprecated("internal: now fieldsync::mpi::detail::ScalarTraits; register "
+                                "aggregates with FIELDSYNC_REGISTER_AGGREGATE")]] =
+    detail::ScalarTraits<T>;
+/** @brief Old name of detail::TypeClass, the kind of values a type holds. */
+using TypeClass [[deprecated("internal: now fieldsync::mpi::detail::TypeClass")]] =
+    detail::TypeClass;
+/** @brief Old name of detail::SpaceOps, the compiled interface of one memory space. */
+using SpaceOps [[deprecated("internal: now fieldsync::mpi::detail::SpaceOps")]] = detail::SpaceOps;
+/** @brief Old name of detail::StagingBytes, a block of the staging pool. */
+using StagingBytes [[deprecated("internal: now fieldsync::mpi::detail::StagingBytes; choose the "
+                                "memory with setStagingMemory")]] = detail::StagingBytes;
+/** @brief Old name of detail::SetUpCall, the set-up calls agreeOnSetUp() agrees on. */
+using SetUpCall [[deprecated("internal: now fieldsync::mpi::detail::SetUpCall")]] =
+    detail::SetUpCall;
+
+/** @brief Old name of detail::spaceOps(). */
+template<typename MemorySpace>
+[[deprecated("internal: now fieldsync::mpi::detail::spaceOps")]] const detail::SpaceOps& spaceOps()
+{
+    return detail::spaceOps<MemorySpace>();
+}
+
+/** @brief Old name of detail::stagingSpaceOps(). */
+[[deprecated("internal: now fieldsync::mpi::detail::stagingSpaceOps"
+)]] inline const detail::SpaceOps&
+stagingSpaceOps()
+{
+    return detail::stagingSpaceOps();
+}
 
 } // namespace fieldsync::mpi
 
@@ -171,6 +237,12 @@ using ThreadCells [[deprecated("internal: now fieldsync::halo::detail::ThreadCel
 /** @brief Old name of detail::ValueOrder, how a field's values lie in memory. */
 using ValueOrder [[deprecated("internal: now fieldsync::halo::detail::ValueOrder")]] =
     detail::ValueOrder;
+/** @brief Old name of detail::BufferState, where a buffer is in its seven steps. */
+using BufferState [[deprecated("internal: now fieldsync::halo::detail::BufferState; ask "
+                               "isCommInit() and isComplete()")]] = detail::BufferState;
+/** @brief Old name of detail::BlockShape, the padded array a StructuredBlock's maps index. */
+using BlockShape [[deprecated("internal: now fieldsync::halo::detail::BlockShape")]] =
+    detail::BlockShape;
 
 /** @brief Old name of detail::valueOrder(). */
 [[deprecated("internal: now fieldsync::halo::detail::valueOrder")]] constexpr detail::ValueOrder

@@ -8,6 +8,8 @@
 namespace fieldsync
 {
 
+using detail::TelemetryClock;
+
 std::int64_t steadyTicks() noexcept
 {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(

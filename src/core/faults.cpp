@@ -13,6 +13,8 @@
 namespace fieldsync
 {
 
+using detail::FaultSettings;
+
 namespace
 {
 FaultSettings parse(const std::string& text)

@@ -14,6 +14,8 @@
 namespace fieldsync
 {
 
+using detail::LiveObject;
+
 /**
  * @brief A lock for the registry's few pointer writes: one atomic exchange to take it, a plain
  * store to give it back (a std::mutex costs two atomic operations and two library calls, and
@@ -39,6 +41,8 @@ private:
     std::atomic<bool> taken_ { false };
 };
 
+namespace detail
+{
 /** @brief The list of live objects (doubly linked through the entries) and its lock. */
 class LiveRegistry
 {
@@ -111,6 +115,9 @@ private:
     LiveObject* last_ { nullptr };
     std::size_t count_ { 0 };
 };
+} // namespace detail
+
+using detail::LiveRegistry;
 
 LiveObject::LiveObject(
     const char* kind, const char* name, const std::source_location& where

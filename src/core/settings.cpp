@@ -16,6 +16,8 @@
 namespace fieldsync
 {
 
+using detail::Setting;
+
 std::string envString(const char* name, const std::string& fallback)
 {
     const char* value = std::getenv(name);

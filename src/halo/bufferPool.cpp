@@ -24,7 +24,7 @@ std::pair<std::vector<int>, std::vector<std::size_t>> sizesOf(const RankSimplexC
 } // namespace
 
 std::size_t BufferPool::acquireOther(
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     bool reverse,
     int backEnd,
     const void* owner,
@@ -109,7 +109,7 @@ const T* IndexCache::copy(const Entry& entry, std::span<const T> values)
 }
 
 const IndexArrays& IndexCache::get(
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     const RankSimplexCommMap& send,
     const RankSimplexCommMap& receive,
     const IndexRuns& sendRuns,
@@ -124,7 +124,7 @@ const IndexArrays& IndexCache::get(
     {
         Entry entry;
         entry.space = &space;
-        entry.borrowed = &space == &mpi::spaceOps<Kokkos::HostSpace>();
+        entry.borrowed = &space == &mpi::detail::spaceOps<Kokkos::HostSpace>();
         entry.arrays.send = copy(entry, send.indices());
         entry.arrays.receive = copy(entry, receive.indices());
         entries_.push_back(entry);

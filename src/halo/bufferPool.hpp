@@ -33,7 +33,7 @@ public:
      * Returns the entry index; the entry is claimed.
      */
     std::size_t acquire(
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         bool reverse,
         int backEnd,
         const void* owner,
@@ -64,17 +64,17 @@ public:
 private:
     struct Entry
     {
-        const mpi::SpaceOps* space { nullptr }; /**< memory space of the buffer */
-        bool reverse { false };                 /**< configured for reverse exchanges */
-        int backEnd { 0 };                      /**< the back end of its transports */
-        bool claimed { false };                 /**< in use by an exchange */
-        const void* lastOwner { nullptr };      /**< exchange that used it last */
-        std::unique_ptr<DuplexBuffer> buffer;   /**< the buffer */
+        const mpi::detail::SpaceOps* space { nullptr }; /**< memory space of the buffer */
+        bool reverse { false };                         /**< configured for reverse exchanges */
+        int backEnd { 0 };                              /**< the back end of its transports */
+        bool claimed { false };                         /**< in use by an exchange */
+        const void* lastOwner { nullptr };              /**< exchange that used it last */
+        std::unique_ptr<DuplexBuffer> buffer;           /**< the buffer */
     };
 
     /** @brief acquire() when the last buffer does not fit: search, or grow. */
     std::size_t acquireOther(
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         bool reverse,
         int backEnd,
         const void* owner,
@@ -83,7 +83,8 @@ private:
         const RankSimplexCommMap& to
     );
 
-    bool fits(const Entry& e, const mpi::SpaceOps& space, bool reverse, int backEnd) const noexcept
+    bool fits(const Entry& e, const mpi::detail::SpaceOps& space, bool reverse, int backEnd)
+        const noexcept
     {
         return !e.claimed && e.space == &space && e.reverse == reverse && e.backEnd == backEnd;
     }
@@ -128,7 +129,7 @@ public:
      * by runs, PackChoice::byRuns, leave them null and uncopied).
      */
     const IndexArrays&
-    get(const mpi::SpaceOps& space,
+    get(const mpi::detail::SpaceOps& space,
         const RankSimplexCommMap& send,
         const RankSimplexCommMap& receive,
         const IndexRuns& sendRuns,
@@ -138,10 +139,10 @@ public:
 private:
     struct Entry
     {
-        const mpi::SpaceOps* space { nullptr }; /**< memory space of the arrays */
-        IndexArrays arrays;                     /**< the arrays */
-        bool borrowed { false };                /**< host: the maps' own arrays, not copies */
-        bool withRuns { false };                /**< the runs' arrays are set */
+        const mpi::detail::SpaceOps* space { nullptr }; /**< memory space of the arrays */
+        IndexArrays arrays;                             /**< the arrays */
+        bool borrowed { false }; /**< host: the maps' own arrays, not copies */
+        bool withRuns { false }; /**< the runs' arrays are set */
     };
 
     /** @brief @p values in @p entry's space: their own data when borrowed, else a copy. */

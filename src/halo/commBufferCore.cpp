@@ -13,8 +13,9 @@
 namespace fieldsync::halo
 {
 
-const char* toString(BufferState state) noexcept
+const char* toString(detail::BufferState state) noexcept
 {
+    using detail::BufferState;
     switch (state)
     {
     case BufferState::Free:
@@ -32,10 +33,10 @@ const char* toString(BufferState state) noexcept
 namespace detail
 {
 
-CommBufferCore::CommBufferCore(const mpi::SpaceOps& space) : space_(&space) {}
+CommBufferCore::CommBufferCore(const mpi::detail::SpaceOps& space) : space_(&space) {}
 
 CommBufferCore::CommBufferCore(
-    const mpi::SpaceOps& space, MPIEnvironment env, std::vector<std::size_t> rankCommSize
+    const mpi::detail::SpaceOps& space, MPIEnvironment env, std::vector<std::size_t> rankCommSize
 )
     : comm_(env.comm()), env_(env), myRank_(env.rank()), nRanks_(env.sizeRank()), space_(&space),
       staging_(space.useStaging(mpi::Staging::Auto))
@@ -44,7 +45,7 @@ CommBufferCore::CommBufferCore(
 }
 
 CommBufferCore::CommBufferCore(
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     MPIEnvironment env,
     std::vector<int> ranks,
     std::vector<std::size_t> counts

@@ -249,7 +249,7 @@ Communicator::Communicator(
     // never comes; without it a blocking allreduce comes first, so the ranks agree before
     if (!options.checkPattern || checkMode())
     {
-        mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
+        mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::HaloCommunicator, where);
     }
     if (options.checkPattern)
     {
@@ -298,7 +298,7 @@ Communicator Communicator::declare(
     // a declared Communicator commits later, when its ranks choose: its collectives must not
     // meet other Communicators', so it gets a communicator of its own
     mpi::detail::requireMpiRunning("Communicator::declare", where);
-    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloCommunicator, where);
+    mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::HaloCommunicator, where);
     Communicator declared;
     declared.state_ = std::make_unique<CommunicatorState>(
         agreeContext(env, true, where), std::move(sendMap), std::move(receiveMap), where
@@ -380,7 +380,7 @@ void Communicator::checkBlock(
     const std::source_location& where
 ) const
 {
-    const std::optional<BlockShape>& shape { state(where).pattern_.blockShape() };
+    const std::optional<detail::BlockShape>& shape { state(where).pattern_.blockShape() };
     if (!shape)
     {
         return; // maps of another origin: a rank-3 view is its span, as documented

@@ -12,10 +12,10 @@
 namespace fieldsync::halo::detail
 {
 
-DuplexBuffer::DuplexBuffer(const mpi::SpaceOps& space) : send_(space), receive_(space) {}
+DuplexBuffer::DuplexBuffer(const mpi::detail::SpaceOps& space) : send_(space), receive_(space) {}
 
 DuplexBuffer::DuplexBuffer(
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     MPIEnvironment env,
     std::vector<std::size_t> sendSize,
     std::vector<std::size_t> receiveSize
@@ -26,7 +26,7 @@ DuplexBuffer::DuplexBuffer(
 }
 
 DuplexBuffer::DuplexBuffer(
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     MPIEnvironment env,
     std::vector<int> sendRanks,
     std::vector<std::size_t> sendCounts,
@@ -102,7 +102,8 @@ void DuplexBuffer::startSends(const std::source_location& where)
 
 bool DuplexBuffer::testHalves(const std::source_location& where)
 {
-    if (faultHappens(&FaultSettings::order)) // fault injection: the receives are tested first
+    if (faultHappens(&fieldsync::detail::FaultSettings::order
+        )) // fault injection: the receives are tested first
     {
         const bool received = receive_.complete(true, where);
         return send_.complete(false, where) && received;

@@ -108,7 +108,7 @@ ExchangeCheck::~ExchangeCheck()
 }
 
 std::uint64_t
-ExchangeCheck::checksumOf(const mpi::SpaceOps& space, const char* data, std::size_t bytes)
+ExchangeCheck::checksumOf(const mpi::detail::SpaceOps& space, const char* data, std::size_t bytes)
 {
     if (space.hostAccessible())
     {
@@ -131,7 +131,8 @@ void ExchangeCheck::seal(const CommBufferCore& send, std::span<const std::uint64
         out_[i].bytes = send.bytesOf(k);
         out_[i].cells = k < cells.size() ? cells[k] : 0;
         out_[i].checksum = checksumOf(send.space(), data, send.bytesOf(k));
-        if (!send.isDirect(k) && faultHappens(&FaultSettings::corrupt)) // never the user's field
+        if (!send.isDirect(k) &&
+            faultHappens(&fieldsync::detail::FaultSettings::corrupt)) // never the user's field
         {
             char byte { 0 };
             send.space().toHost(&byte, data, 1);

@@ -154,7 +154,8 @@ public:
 
 private:
     /** @brief The checksum of @p bytes at @p data in @p space (copied to the host if needed). */
-    std::uint64_t checksumOf(const mpi::SpaceOps& space, const char* data, std::size_t bytes);
+    std::uint64_t
+    checksumOf(const mpi::detail::SpaceOps& space, const char* data, std::size_t bytes);
 
     CheckHeader mine_;                     /**< this rank's header (per-message fields unset) */
     std::uint64_t started_ { 0 };          /**< exchanges of the key started */

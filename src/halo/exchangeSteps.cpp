@@ -271,8 +271,8 @@ void CommunicatorState::abandon(
     Exchange& exchange, DuplexBuffer& buffer, const std::source_location& where
 )
 {
-    if (buffer.isCommInit() && buffer.sendHalf().state() == BufferState::Claimed &&
-        buffer.receiveHalf().state() == BufferState::Claimed)
+    if (buffer.isCommInit() && buffer.sendHalf().state() == detail::BufferState::Claimed &&
+        buffer.receiveHalf().state() == detail::BufferState::Claimed)
     {
         buffer.finaliseComm(where);
     }

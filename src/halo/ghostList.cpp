@@ -313,7 +313,7 @@ GhostList::GhostList(
     mpi::detail::requireMpiRunning("GhostList constructor", where);
     // the exchange runs on the duplicate cached on env's communicator; the agreement on errors
     // also agrees the Communicator's tag window on that duplicate (no MPI_Comm_dup)
-    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::GhostList, where);
+    mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::GhostList, where);
     GhostListSetUp setUp(
         mpi::detail::privateComm(env.comm(), where), env, nOwned, ghostCells, owners, where
     );

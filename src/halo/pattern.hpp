@@ -61,7 +61,7 @@ public:
         return reverse ? sendMap_ : receiveMap_;
     }
     /** @brief The padded array of a StructuredBlock's maps (none for other maps). */
-    [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
+    [[nodiscard]] const std::optional<detail::BlockShape>& blockShape() const noexcept
     {
         return sendMap_.blockShape();
     }
@@ -87,7 +87,7 @@ public:
     /** @brief The pack strategy of the maps (src/halo/packPlan.hpp), made at construction. */
     [[nodiscard]] const PackPlan& plan() const noexcept { return *plan_; }
     /** @brief The map indices (and with @p withRuns their runs) in @p space (IndexCache). */
-    const IndexArrays& indices(const mpi::SpaceOps& space, bool withRuns) const
+    const IndexArrays& indices(const mpi::detail::SpaceOps& space, bool withRuns) const
     {
         return indices_.get(
             space, sendMap_, receiveMap_, plan_->send().runs, plan_->receive().runs, withRuns

@@ -30,7 +30,8 @@ struct FixedDirection
     std::vector<int> ranks;  /**< peers, ascending (the graph's neighbour order) */
     std::vector<int> counts; /**< bytes per peer (MPI keeps a pointer: never resized) */
     std::vector<int> displs; /**< byte displacement per peer, packed in peer order */
-    mpi::StagingBytes bytes; /**< the memory MPI reads or writes (host, pinned in CUDA builds) */
+    mpi::detail::StagingBytes
+        bytes; /**< the memory MPI reads or writes (host, pinned in CUDA builds) */
 
     /** @brief Takes the layout of @p messages and reserves its memory (once: never moves). */
     void set(std::span<const Message> messages)
@@ -108,7 +109,8 @@ public:
     PersistentNeighbourOps& operator=(PersistentNeighbourOps&&) = delete;
 
     /** @brief Records this post's receives (their memory lies in @p space, or on the host). */
-    void recordReceives(std::span<const Message> messages, const mpi::SpaceOps& space, bool host)
+    void
+    recordReceives(std::span<const Message> messages, const mpi::detail::SpaceOps& space, bool host)
     {
         receives_.assign(messages.begin(), messages.end()); // capacity kept: no allocation
         receiveSpace_ = &space;
@@ -118,7 +120,7 @@ public:
     /** @brief Copies @p sends into the collective of this layout and starts it (MPI_Start). */
     void start(
         std::span<const Message> sends,
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         bool host,
         const std::source_location& where
     );
@@ -139,20 +141,22 @@ private:
     /** @brief The collective of this layout; the first one of a layout is made (collective). */
     FixedCollective& collectiveFor(std::span<const Message> sends, const std::source_location&);
 
-    mpi::MPIEnvironment graph_;                           /**< keeps the graph alive */
-    std::vector<std::unique_ptr<FixedCollective>> fixed_; /**< one per layout, never moved */
-    FixedCollective* current_ { nullptr };                /**< the one started last */
-    std::vector<Message> receives_;                       /**< this post's receives */
-    const mpi::SpaceOps* receiveSpace_ { nullptr };       /**< their memory space */
-    bool receiveHost_ { true };                           /**< they lie in host memory */
-    bool active_ { false };                               /**< started, not yet complete */
+    mpi::MPIEnvironment graph_;                             /**< keeps the graph alive */
+    std::vector<std::unique_ptr<FixedCollective>> fixed_;   /**< one per layout, never moved */
+    FixedCollective* current_ { nullptr };                  /**< the one started last */
+    std::vector<Message> receives_;                         /**< this post's receives */
+    const mpi::detail::SpaceOps* receiveSpace_ { nullptr }; /**< their memory space */
+    bool receiveHost_ { true };                             /**< they lie in host memory */
+    bool active_ { false };                                 /**< started, not yet complete */
     bool stuck_ { false }; /**< a collective could not be completed: nothing is freed */
 };
 
 namespace
 {
 /** @brief Copies @p bytes from @p from (host memory, or memory of @p space) to host @p to. */
-void copyIn(void* to, const void* from, std::size_t bytes, const mpi::SpaceOps& space, bool host)
+void copyIn(
+    void* to, const void* from, std::size_t bytes, const mpi::detail::SpaceOps& space, bool host
+)
 {
     if (host)
     {
@@ -165,7 +169,9 @@ void copyIn(void* to, const void* from, std::size_t bytes, const mpi::SpaceOps& 
 }
 
 /** @brief Copies @p bytes from host @p from to @p to (host memory, or memory of @p space). */
-void copyOut(void* to, const void* from, std::size_t bytes, const mpi::SpaceOps& space, bool host)
+void copyOut(
+    void* to, const void* from, std::size_t bytes, const mpi::detail::SpaceOps& space, bool host
+)
 {
     if (host)
     {
@@ -230,7 +236,7 @@ FixedCollective& PersistentNeighbourOps::collectiveFor(
 
 void PersistentNeighbourOps::start(
     std::span<const Message> sends,
-    const mpi::SpaceOps& space,
+    const mpi::detail::SpaceOps& space,
     bool host,
     const std::source_location& where
 )
@@ -339,7 +345,7 @@ class PersistentNeighbour final : public Transport
 public:
     PersistentNeighbour(
         std::shared_ptr<PersistentNeighbourOps> ops,
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         bool hostMessages,
         bool isSend
     )
@@ -387,7 +393,7 @@ public:
 
 private:
     std::shared_ptr<PersistentNeighbourOps> ops_; /**< the key's persistent collectives */
-    const mpi::SpaceOps* space_;                  /**< memory space of the messages */
+    const mpi::detail::SpaceOps* space_;          /**< memory space of the messages */
     bool host_;                                   /**< the messages lie in host memory */
     bool isSend_;                                 /**< sends or receives */
 };

@@ -70,7 +70,7 @@ public:
         const std::source_location& where
     ) override
     {
-        if (isSend_ && faultHappens(&FaultSettings::delay))
+        if (isSend_ && faultHappens(&fieldsync::detail::FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late sender
         }
@@ -213,7 +213,7 @@ private:
         const std::source_location& where
     )
     {
-        if (faultHappens(&FaultSettings::early))
+        if (faultHappens(&fieldsync::detail::FaultSettings::early))
         {
             return false; // fault injection: MPI not asked this time
         }

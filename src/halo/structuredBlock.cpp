@@ -51,7 +51,7 @@ StructuredBlock::StructuredBlock(
                                                static_cast<std::int64_t>(order) };
     mpi::agreeOnSetUp(
         topology.environment().comm(),
-        mpi::SetUpCall::StructuredBlock,
+        mpi::detail::SetUpCall::StructuredBlock,
         where,
         inputs,
         "global box (nx, ny, nz), width, ghosts (0 faces, 1 all) and order (0 LayoutRight, 1 "
@@ -195,7 +195,8 @@ void StructuredBlock::buildMaps(const mpi::CartesianTopology& topology, BlockGho
     const int nRanks = topology.environment().sizeRank();
     sendMap_ = toMap(nRanks, sends);
     receiveMap_ = toMap(nRanks, receives);
-    const BlockShape shape { order_, { paddedExtent(0), paddedExtent(1), paddedExtent(2) } };
+    const detail::BlockShape shape { order_,
+                                     { paddedExtent(0), paddedExtent(1), paddedExtent(2) } };
     sendMap_.setBlockShape(shape);
     receiveMap_.setBlockShape(shape);
 }

@@ -67,7 +67,7 @@ public:
                 where_
             );
         }
-        if (faultHappens(&FaultSettings::delay))
+        if (faultHappens(&fieldsync::detail::FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late asker
         }
@@ -122,7 +122,7 @@ public:
      */
     bool step()
     {
-        if (agreeing_ && faultHappens(&FaultSettings::delay))
+        if (agreeing_ && faultHappens(&fieldsync::detail::FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late poll while the agreement is under way
         }
@@ -284,7 +284,7 @@ private:
         answer_(question, scratch_);
         // within the capacity: the buffer stays
         question.data.insert(question.data.end(), scratch_.begin(), scratch_.end());
-        if (faultHappens(&FaultSettings::delay))
+        if (faultHappens(&fieldsync::detail::FaultSettings::delay))
         {
             faultDelay(); // fault injection: a late answer
         }

@@ -102,7 +102,7 @@ CartesianTopology::CartesianTopology(
     shape.push_back(static_cast<std::int64_t>(reordering.kind()));
     agreeOnSetUp(
         env.comm(),
-        SetUpCall::CartesianTopology,
+        detail::SetUpCall::CartesianTopology,
         where,
         shape,
         "dims, periodic (bit d: dimension d) and reordering"

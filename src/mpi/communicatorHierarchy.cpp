@@ -33,7 +33,7 @@ CommunicatorHierarchy::CommunicatorHierarchy(
 )
     : shape_(shape)
 {
-    const MPIEnvironment global = env.duplicate(SetUpCall::Hierarchy, where);
+    const MPIEnvironment global = env.duplicate(detail::SetUpCall::Hierarchy, where);
     levels_.push_back(makeLevel("global", global, global, shape_, where));
 }
 
@@ -77,7 +77,8 @@ void CommunicatorHierarchy::pushLevel(
     current_ = numLevels() - 1;
 }
 
-void CommunicatorHierarchy::agreeOnPush(SetUpCall call, const std::source_location& where) const
+void CommunicatorHierarchy::agreeOnPush(detail::SetUpCall call, const std::source_location& where)
+    const
 {
     const std::array<std::int64_t, 2> values { current_, static_cast<std::int64_t>(shape_) };
     agreeOnSetUp(levels_[index(current_)].inner.comm(), call, where, values, "level, shape");
@@ -85,14 +86,14 @@ void CommunicatorHierarchy::agreeOnPush(SetUpCall call, const std::source_locati
 
 void CommunicatorHierarchy::pushCommunicator(std::string_view name, std::source_location where)
 {
-    agreeOnPush(SetUpCall::HierarchyPush, where);
+    agreeOnPush(detail::SetUpCall::HierarchyPush, where);
     const MPIEnvironment inner = levels_[index(current_)].inner.split(name, where);
     pushLevel(std::string(name), inner, where);
 }
 
 void CommunicatorHierarchy::pushNodeCommunicator(std::source_location where)
 {
-    agreeOnPush(SetUpCall::HierarchyPushNode, where);
+    agreeOnPush(detail::SetUpCall::HierarchyPushNode, where);
     const MPIEnvironment inner = levels_[index(current_)].inner.splitShared(where);
     pushLevel(processorName(where), inner, where);
 }

@@ -72,7 +72,7 @@ GraphTopology::GraphTopology(
 {
     checkSide("sources", sources, sourceWeights, env.sizeRank(), where);
     checkSide("destinations", destinations, destinationWeights, env.sizeRank(), where);
-    agreeOnSetUp(env.comm(), SetUpCall::GraphTopology, where);
+    agreeOnSetUp(env.comm(), detail::SetUpCall::GraphTopology, where);
     MPIEnvironment base = env;
     if (reordering.kind() == Reordering::Kind::Mapping)
     {

@@ -90,7 +90,7 @@ void setStagingMemory(StagingMemory memory) noexcept
     chosenStaging.store(static_cast<int>(memory), std::memory_order_relaxed);
 }
 
-const SpaceOps& stagingSpaceOps()
+const detail::SpaceOps& detail::stagingSpaceOps()
 {
 #ifdef KOKKOS_ENABLE_CUDA
     if (stagingMemory() == StagingMemory::Pinned)

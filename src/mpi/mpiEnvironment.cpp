@@ -91,7 +91,7 @@ MPIEnvironment MPIEnvironment::split(int color, int key, std::source_location wh
             std::to_string(rank_) + " is negative; every rank must pass a color >= 0",
         where
     );
-    agreeOnSetUp(comm_, SetUpCall::Split, where);
+    agreeOnSetUp(comm_, detail::SetUpCall::Split, where);
     return splitAgreed(color, key, where);
 }
 
@@ -107,7 +107,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name, std::source_location
     // Gather every rank's name and use the lowest rank with the same name as the colour, so
     // equal names (and only equal names) share a communicator.
     requireInitialised(where);
-    agreeOnSetUp(comm_, SetUpCall::SplitByName, where);
+    agreeOnSetUp(comm_, detail::SetUpCall::SplitByName, where);
     const int length = static_cast<int>(name.size());
     std::vector<int> lengths(static_cast<std::size_t>(size_));
     FIELDSYNC_MPI_AT(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm_), where);
@@ -149,7 +149,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name, std::source_location
 MPIEnvironment MPIEnvironment::splitShared(std::source_location where) const
 {
     requireInitialised(where);
-    agreeOnSetUp(comm_, SetUpCall::SplitShared, where);
+    agreeOnSetUp(comm_, detail::SetUpCall::SplitShared, where);
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI_AT(
         MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &newComm), where
@@ -159,10 +159,10 @@ MPIEnvironment MPIEnvironment::splitShared(std::source_location where) const
 
 MPIEnvironment MPIEnvironment::duplicate(std::source_location where) const
 {
-    return duplicate(SetUpCall::Duplicate, where);
+    return duplicate(detail::SetUpCall::Duplicate, where);
 }
 
-MPIEnvironment MPIEnvironment::duplicate(SetUpCall as, std::source_location where) const
+MPIEnvironment MPIEnvironment::duplicate(detail::SetUpCall as, std::source_location where) const
 {
     requireInitialised(where);
     agreeOnSetUp(comm_, as, where);

@@ -40,7 +40,7 @@ struct RequestState
     KeptAllocation keepRecv;                      /**< keeps the receive view alive */
     algorithms::Schedule schedule;                /**< fieldsync's own algorithm in flight */
     bool scheduled { false };                     /**< schedule, not request, is the operation */
-    std::optional<LiveObject> live;               /**< registered while a Request owns it */
+    std::optional<fieldsync::detail::LiveObject> live; /**< registered while a Request owns it */
 
     /** @brief After MPI completed: copies staged results back and releases everything. */
     void finish()

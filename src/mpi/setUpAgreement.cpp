@@ -104,7 +104,7 @@ Channel* findChannel(MPI_Comm comm, const std::source_location& where)
 /** @brief @p comm's channel, its duplicate made with MPI_Comm_idup through the one wait the first
  * time, named after @p call (a time-out leaves the idup in flight, and a later call waits for
  * it again). */
-Channel& channelOf(MPI_Comm comm, SetUpCall call, const std::source_location& where)
+Channel& channelOf(MPI_Comm comm, detail::SetUpCall call, const std::source_location& where)
 {
     Channel* channel = findChannel(comm, where);
     if (channel == nullptr)
@@ -125,8 +125,9 @@ Channel& channelOf(MPI_Comm comm, SetUpCall call, const std::source_location& wh
 /** @brief This rank's record: @p call, the end of "file:line" (its last 127 bytes) and
  * @p values (their number, then the first 6 and a hash of the rest where there are more than 7).
  */
-Record
-recordOf(SetUpCall call, const std::source_location& where, std::span<const std::int64_t> values)
+Record recordOf(
+    detail::SetUpCall call, const std::source_location& where, std::span<const std::int64_t> values
+)
 {
     Record record {};
     record[valuesAt] = static_cast<std::int64_t>(values.size());
@@ -251,7 +252,7 @@ int readAbandoned(Channel& channel, std::int64_t current, const std::source_loca
 
 /** @brief An Error on every rank when some rank made another set-up call (or none). */
 void compareCalls(
-    const std::vector<std::int64_t>& all, SetUpCall call, const std::source_location& where
+    const std::vector<std::int64_t>& all, detail::SetUpCall call, const std::source_location& where
 )
 {
     const std::size_t size { all.size() / recordWords };
@@ -271,7 +272,7 @@ void compareCalls(
                         "another rank gave up at its time-out);");
             continue;
         }
-        text.append(" called ").append(toString(static_cast<SetUpCall>(theirs)));
+        text.append(" called ").append(toString(static_cast<detail::SetUpCall>(theirs)));
         text.append(" at ").append(siteOf(all, r)).append(";");
     }
     if (listed > 0)
@@ -287,7 +288,7 @@ void compareCalls(
  */
 void compareValues(
     const std::vector<std::int64_t>& all,
-    SetUpCall call,
+    detail::SetUpCall call,
     const char* what,
     const std::source_location& where
 )
@@ -322,55 +323,55 @@ void compareValues(
 }
 } // namespace
 
-const char* toString(SetUpCall call) noexcept
+const char* detail::toString(SetUpCall call) noexcept
 {
     switch (call)
     {
-    case SetUpCall::Duplicate:
+    case detail::SetUpCall::Duplicate:
         return "MPIEnvironment::duplicate";
-    case SetUpCall::Split:
+    case detail::SetUpCall::Split:
         return "MPIEnvironment::split";
-    case SetUpCall::SplitByName:
+    case detail::SetUpCall::SplitByName:
         return "MPIEnvironment::split by name";
-    case SetUpCall::SplitShared:
+    case detail::SetUpCall::SplitShared:
         return "MPIEnvironment::splitShared";
-    case SetUpCall::CartesianTopology:
+    case detail::SetUpCall::CartesianTopology:
         return "CartesianTopology constructor";
-    case SetUpCall::GraphTopology:
+    case detail::SetUpCall::GraphTopology:
         return "GraphTopology constructor";
-    case SetUpCall::HaloCommunicator:
+    case detail::SetUpCall::HaloCommunicator:
         return "halo::Communicator constructor";
-    case SetUpCall::HaloBuilder:
+    case detail::SetUpCall::HaloBuilder:
         return "HaloBuilder constructor";
-    case SetUpCall::Hierarchy:
+    case detail::SetUpCall::Hierarchy:
         return "CommunicatorHierarchy constructor";
-    case SetUpCall::GhostList:
+    case detail::SetUpCall::GhostList:
         return "GhostList constructor";
-    case SetUpCall::StructuredBlock:
+    case detail::SetUpCall::StructuredBlock:
         return "StructuredBlock constructor";
-    case SetUpCall::HierarchyPush:
+    case detail::SetUpCall::HierarchyPush:
         return "CommunicatorHierarchy::pushCommunicator";
-    case SetUpCall::HierarchyPushNode:
+    case detail::SetUpCall::HierarchyPushNode:
         return "CommunicatorHierarchy::pushNodeCommunicator";
-    case SetUpCall::HierarchyAllReduce:
+    case detail::SetUpCall::HierarchyAllReduce:
         return "CommunicatorHierarchy::allReduce";
-    case SetUpCall::Migration:
+    case detail::SetUpCall::Migration:
         return "Migration constructor";
-    case SetUpCall::MigrationMigrate:
+    case detail::SetUpCall::MigrationMigrate:
         return "Migration::migrate";
-    case SetUpCall::Rebalance:
+    case detail::SetUpCall::Rebalance:
         return "Rebalancer::newOwners";
-    case SetUpCall::LayoutFromGhosts:
+    case detail::SetUpCall::LayoutFromGhosts:
         return "partition::layoutFromGhosts";
     }
     return "an unknown set-up call";
 }
 
-bool agreedInEveryMode(SetUpCall call) noexcept
+bool agreedInEveryMode(detail::SetUpCall call) noexcept
 {
     // GhostList's first collective step is an answered exchange through the one wait, which
     // names a rank that never comes; the hierarchy's allReduce is a per-step call
-    return call != SetUpCall::GhostList && call != SetUpCall::HierarchyAllReduce;
+    return call != detail::SetUpCall::GhostList && call != detail::SetUpCall::HierarchyAllReduce;
 }
 
 void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where)
@@ -388,7 +389,7 @@ void prepareSetUpAgreement(MPI_Comm comm, const std::source_location& where)
 
 void agreeOnSetUp(
     MPI_Comm comm,
-    SetUpCall call,
+    detail::SetUpCall call,
     const std::source_location& where,
     std::span<const std::int64_t> values,
     const char* what

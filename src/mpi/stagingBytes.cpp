@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace fieldsync::mpi
+namespace fieldsync::mpi::detail
 {
 
 namespace
@@ -170,4 +170,4 @@ void StagingBytes::replace(std::size_t bytes)
     ops_ = block.ops;
 }
 
-} // namespace fieldsync::mpi
+} // namespace fieldsync::mpi::detail

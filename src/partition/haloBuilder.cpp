@@ -946,7 +946,7 @@ std::vector<LocalIndex> HaloBuild::interiorCells() const
 HaloBuilder::HaloBuilder(mpi::MPIEnvironment env, int depth, std::source_location where)
     : env_(env), depth_(depth)
 {
-    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::HaloBuilder, where);
+    mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::HaloBuilder, where);
     private_ = mpi::detail::privateEnvironment(env, where);
     // every rank must build the same number of layers (each layer is a collective step): the
     // largest depth and the largest negated depth give every rank the range

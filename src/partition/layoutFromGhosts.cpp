@@ -383,7 +383,7 @@ HaloLayout layoutFromGhosts(
     std::source_location where
 )
 {
-    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::LayoutFromGhosts, where);
+    mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::LayoutFromGhosts, where);
     GhostLayoutSetUp setUp(
         mpi::detail::privateComm(env.comm(), where), env, ownedIds, ghostCells, ghostOwners, where
     );

@@ -78,7 +78,7 @@ Migration::Migration(
 )
     : env_(mpi::detail::privateEnvironment(env, where)), nOldOwned_(owned.nCells())
 {
-    mpi::agreeOnSetUp(env.comm(), mpi::SetUpCall::Migration, where);
+    mpi::agreeOnSetUp(env.comm(), mpi::detail::SetUpCall::Migration, where);
     // every rank is here: migrate()'s agreements on the private duplicate can name a rank that
     // skips one (not only "has not made its duplicate")
     mpi::prepareSetUpAgreement(env_.comm(), where);
@@ -172,7 +172,7 @@ void Migration::agreeOnRows(
 {
     const std::array<std::int64_t, 1> fields { static_cast<std::int64_t>(rows.size()) };
     mpi::agreeOnSetUp(
-        env_.comm(), mpi::SetUpCall::MigrationMigrate, where, fields, "number of fields"
+        env_.comm(), mpi::detail::SetUpCall::MigrationMigrate, where, fields, "number of fields"
     );
     std::string error;
     for (std::size_t f { 0 }; f < rows.size() && error.empty(); ++f)

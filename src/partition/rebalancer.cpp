@@ -242,7 +242,9 @@ std::vector<int> Rebalancer::newOwners(
     const bool geometric { options_.method != RebalanceMethod::Graph };
     const std::array<std::int64_t, 2> agreed { static_cast<std::int64_t>(options_.method),
                                                dimension };
-    mpi::agreeOnSetUp(env_.comm(), mpi::SetUpCall::Rebalance, where, agreed, "method, dimension");
+    mpi::agreeOnSetUp(
+        env_.comm(), mpi::detail::SetUpCall::Rebalance, where, agreed, "method, dimension"
+    );
     mpi::raiseIfAnyFailed(
         env_.comm(), badInput(layout, weights, centroids, dimension, geometric), where
     );

@@ -9,7 +9,10 @@
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -28,7 +31,7 @@ static_assert(std::is_same_v<old::OwnerDirectory, fs::partition::OwnerDirectory>
 static_assert(std::is_same_v<old::Partition, fs::partition::Partition>);
 static_assert(std::is_same_v<old::MetisPartitioner, fs::partition::MetisPartitioner>);
 static_assert(std::is_same_v<old::SparseMessage, fs::mpi::SparseMessage>);
-static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::BufferState>);
+static_assert(std::is_same_v<old::mpi::BufferState, fs::halo::detail::BufferState>);
 static_assert(std::is_same_v<old::mpi::CommBufferCore, fs::halo::detail::CommBufferCore>);
 // issue #31: the halo engine's vocabulary, internal now (fieldsync::halo::detail)
 static_assert(std::is_same_v<old::halo::CommBufferCore, fs::halo::detail::CommBufferCore>);
@@ -63,6 +66,28 @@ static_assert(std::is_same_v<
 static_assert(std::is_same_v<
               old::mpi::DependenciesOf<Kokkos::DefaultHostExecutionSpace>,
               std::vector<Kokkos::DefaultHostExecutionSpace>>);
+// issue #31: the core machinery, the mpi layer's traits, memory-space interface and set-up calls,
+// and two halo types, internal now (truth: the detail types, and what the public API returns)
+static_assert(std::is_same_v<old::CallerValue<int>, fs::detail::CallerValue<int>>);
+static_assert(std::is_same_v<old::FaultSettings, fs::detail::FaultSettings>);
+static_assert(std::is_same_v<const old::FaultSettings&, decltype(fs::faultSettings())>);
+static_assert(std::is_same_v<old::LiveObject, fs::detail::LiveObject>);
+static_assert(std::is_same_v<old::Setting, fs::detail::Setting>);
+static_assert(std::is_same_v<std::span<const old::Setting>, decltype(fs::settingsTable())>);
+static_assert(std::is_same_v<old::TelemetryClock, fs::detail::TelemetryClock>);
+static_assert(std::is_same_v<old::mpi::MpiTypeInfo<double>, fs::mpi::detail::MpiTypeInfo<double>>);
+static_assert(std::is_same_v<old::mpi::ScalarTraits<int>, fs::mpi::detail::ScalarTraits<int>>);
+static_assert(std::is_same_v<old::mpi::TypeClass, fs::mpi::detail::TypeClass>);
+static_assert(std::is_same_v<old::mpi::SpaceOps, fs::mpi::detail::SpaceOps>);
+static_assert(std::is_same_v<old::mpi::StagingBytes, fs::mpi::detail::StagingBytes>);
+static_assert(std::is_same_v<old::mpi::SetUpCall, fs::mpi::detail::SetUpCall>);
+static_assert(std::is_same_v<old::halo::BufferState, fs::halo::detail::BufferState>);
+static_assert(std::is_same_v<old::halo::BlockShape, fs::halo::detail::BlockShape>);
+static_assert(std::is_same_v<
+              const std::optional<old::halo::BlockShape>&,
+              decltype(fs::halo::RankSimplexCommMap {}.blockShape())>);
+// MPI_DOUBLE is not a constant in Open MPI: the traits' values are checked at run time below
+
 // issue #37: the layout predicates valueOrderOf() replaced (truth: Kokkos's layouts)
 static_assert(old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutLeft>>);
 static_assert(!old::halo::cellsFastest<Kokkos::View<double**, Kokkos::LayoutRight>>);
@@ -95,6 +120,23 @@ TEST_CASE("The old names of moved functions call the new ones", "[compat][deprec
     CHECK_THROWS_AS(
         old::raiseIfAnyFailed(own.comm(), env.rank() == 0 ? "rank 0 fails" : ""), fs::Error
     );
+
+    // the moved mpi traits and memory-space interface (truth: MPI's predefined types, Kokkos's
+    // HostSpace)
+    CHECK(old::mpi::MpiTypeInfo<double>::datatype() == MPI_DOUBLE);
+    CHECK(old::mpi::MpiTypeInfo<std::array<float, 3>>::multiplicity() == 3);
+    CHECK(old::mpi::ScalarTraits<int>::datatype() == MPI_INT);
+    CHECK(old::mpi::MpiTypeInfo<bool>::typeClass() == old::mpi::TypeClass::Logical);
+    CHECK(
+        &old::mpi::spaceOps<Kokkos::HostSpace>() == &fs::mpi::detail::spaceOps<Kokkos::HostSpace>()
+    );
+    CHECK(std::string(old::mpi::spaceOps<Kokkos::HostSpace>().name()) == Kokkos::HostSpace::name());
+    CHECK(&old::mpi::stagingSpaceOps() == &fs::mpi::detail::stagingSpaceOps());
+    old::mpi::StagingBytes staging;
+    CHECK(staging.reserve(64) != nullptr);
+    CHECK(staging.capacity() >= 64);
+    const old::halo::BufferState free { old::halo::BufferState::Free };
+    CHECK(std::string(fs::halo::toString(free)) == "free");
 
     const old::CellGraph graph = old::CellGraph::global({ 0, 1, 2 }, { 1, 0 });
     CHECK(graph.nCells() == 2);

@@ -13,7 +13,8 @@ namespace
 {
 /** @brief Stands for an entry point with a parameter pack after its CallerValue. */
 template<typename... Rest>
-fieldsync::CallerValue<std::size_t> entry(fieldsync::CallerValue<std::size_t> first, Rest&&...)
+fieldsync::detail::CallerValue<std::size_t>
+entry(fieldsync::detail::CallerValue<std::size_t> first, Rest&&...)
 {
     return first;
 }

@@ -91,7 +91,7 @@ TEST_CASE("The settings table lists what README.md's Settings table lists, in it
         }
     }
     std::vector<std::string> tabled;
-    for (const fieldsync::Setting& setting : fieldsync::settingsTable())
+    for (const fieldsync::detail::Setting& setting : fieldsync::settingsTable())
     {
         tabled.emplace_back(setting.name);
     }

@@ -64,7 +64,7 @@ TEST_CASE("Pattern derives peers, sizes and repeats from the maps", "[halo][patt
     CHECK(plan.send().runs.runCount() == 4);    // {0,1,2} {3} {5} {4,5}
     CHECK(plan.receive().runs.runCount() == 2); // {6} {7,8}
 
-    const auto& host = fieldsync::mpi::spaceOps<Kokkos::HostSpace>();
+    const auto& host = fieldsync::mpi::detail::spaceOps<Kokkos::HostSpace>();
     const auto& arrays = pattern.indices(host, true);
     CHECK(arrays.send == pattern.sendMap().indices().data()); // the host borrows the maps'
     CHECK(arrays.receive == pattern.receiveMap().indices().data());

@@ -430,7 +430,7 @@ TEST_CASE("non-commutative user ops are combined in rank order", "[algorithms][o
     namespace fa = fm::algorithms;
     MPI_Op op { MPI_OP_NULL };
     MPI_Op_create(concatenate, 0, &op);
-    const fa::TypeDesc type { MPI_LONG_LONG, 2, sizeof(Digits), fm::TypeClass::Integer };
+    const fa::TypeDesc type { MPI_LONG_LONG, 2, sizeof(Digits), fm::detail::TypeClass::Integer };
     const int p = sizeOf();
     const int rank = rankOf();
     const fa::Context context { MPI_COMM_WORLD };

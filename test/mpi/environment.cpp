@@ -177,13 +177,15 @@ TEST_CASE("MPIInit reports a thread level the MPI library does not provide", "[i
 
 TEST_CASE("type traits map to the MPI datatypes", "[types]")
 {
-    CHECK(fm::MpiTypeInfo<int>::datatype() == MPI_INT);
-    CHECK(fm::MpiTypeInfo<double>::datatype() == MPI_DOUBLE);
-    CHECK(fm::MpiTypeInfo<std::complex<double>>::datatype() == MPI_CXX_DOUBLE_COMPLEX);
-    CHECK(fm::MpiTypeInfo<std::array<float, 4>>::datatype() == MPI_FLOAT);
-    CHECK(fm::MpiTypeInfo<std::array<float, 4>>::multiplicity() == 4);
-    CHECK(fm::MpiTypeInfo<fm::ValueIndex<double>>::typeClass() == fm::TypeClass::Pair);
-    CHECK(fm::MpiTypeInfo<bool>::typeClass() == fm::TypeClass::Logical);
+    CHECK(fm::detail::MpiTypeInfo<int>::datatype() == MPI_INT);
+    CHECK(fm::detail::MpiTypeInfo<double>::datatype() == MPI_DOUBLE);
+    CHECK(fm::detail::MpiTypeInfo<std::complex<double>>::datatype() == MPI_CXX_DOUBLE_COMPLEX);
+    CHECK(fm::detail::MpiTypeInfo<std::array<float, 4>>::datatype() == MPI_FLOAT);
+    CHECK(fm::detail::MpiTypeInfo<std::array<float, 4>>::multiplicity() == 4);
+    CHECK(
+        fm::detail::MpiTypeInfo<fm::ValueIndex<double>>::typeClass() == fm::detail::TypeClass::Pair
+    );
+    CHECK(fm::detail::MpiTypeInfo<bool>::typeClass() == fm::detail::TypeClass::Logical);
     static_assert(!fm::MpiCompatible<std::string>);
     static_assert(fm::MpiCompatible<Kokkos::complex<float>>);
     int size { 0 };

@@ -39,7 +39,7 @@ TEST_CASE("staging memory is reused, grows, and follows the chosen kind", "[stag
     const auto memory = GENERATE(fm::StagingMemory::Pinned, fm::StagingMemory::Pageable);
     const ScopedStagingMemory scoped(memory);
 
-    fm::StagingBytes bytes;
+    fm::detail::StagingBytes bytes;
     CHECK(bytes.data() == nullptr);
     std::byte* first { bytes.reserve(1000) };
     REQUIRE(first != nullptr);
@@ -62,11 +62,11 @@ TEST_CASE("staging memory is reused, grows, and follows the chosen kind", "[stag
     std::byte* const pooled { bytes.data() };
     bytes.release();
     CHECK(bytes.data() == nullptr);
-    fm::StagingBytes next;
+    fm::detail::StagingBytes next;
     CHECK(next.reserve(larger) == pooled);
 
     // a moved block keeps its address
-    fm::StagingBytes moved { std::move(next) };
+    fm::detail::StagingBytes moved { std::move(next) };
     CHECK(moved.data() == pooled);
     CHECK(next.data() == nullptr); // NOLINT(bugprone-use-after-move): moved-from is empty
 }
@@ -74,7 +74,7 @@ TEST_CASE("staging memory is reused, grows, and follows the chosen kind", "[stag
 TEST_CASE("a block of the other kind is replaced when the choice changes", "[staging]")
 {
     const ScopedStagingMemory pageable(fm::StagingMemory::Pageable);
-    fm::StagingBytes bytes;
+    fm::detail::StagingBytes bytes;
     REQUIRE(bytes.reserve(64) != nullptr);
     CHECK_FALSE(bytes.pinned());
     fm::setStagingMemory(fm::StagingMemory::Pinned);

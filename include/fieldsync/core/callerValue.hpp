@@ -3,7 +3,7 @@
 
 #include <source_location>
 
-namespace fieldsync
+namespace fieldsync::detail
 {
 
 /**
@@ -38,4 +38,4 @@ private:
     std::source_location where_; /**< where the caller passed it */
 };
 
-} // namespace fieldsync
+} // namespace fieldsync::detail

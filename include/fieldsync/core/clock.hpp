@@ -7,6 +7,8 @@
 namespace fieldsync
 {
 
+namespace detail
+{
 /** @brief The telemetry clock of this process: whether it is the TSC, and where it started. */
 struct TelemetryClock
 {
@@ -14,6 +16,7 @@ struct TelemetryClock
     std::int64_t anchorTicks { 0 };       /**< a tick count read when the clock was chosen */
     std::int64_t anchorNanoseconds { 0 }; /**< steady_clock at the same moment */
 };
+} // namespace detail
 
 /**
  * @brief The telemetry clock, chosen once per process without a calibration loop: the x86-64
@@ -21,7 +24,7 @@ struct TelemetryClock
  * cores, as the kernel checked), steady_clock nanoseconds elsewhere. Records an anchor (a tick
  * count and steady_clock read together) for telemetrySecondsPerTick().
  */
-const TelemetryClock& telemetryClock();
+const detail::TelemetryClock& telemetryClock();
 
 /**
  * @brief Seconds per telemetry tick, computed once per process on the first call (1e-9 for

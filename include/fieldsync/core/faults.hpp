@@ -7,6 +7,9 @@
 namespace fieldsync
 {
 
+namespace detail
+{
+
 /**
  * @brief The faults FIELDSYNC_FAULTS asks for, read once per process.
  *
@@ -29,8 +32,10 @@ struct FaultSettings
                                    checksum was computed (tests the check; off by default) */
 };
 
+} // namespace detail
+
 /** @brief The settings of this process (FIELDSYNC_FAULTS). */
-[[nodiscard]] const FaultSettings& faultSettings();
+[[nodiscard]] const detail::FaultSettings& faultSettings();
 
 namespace detail
 {
@@ -52,7 +57,7 @@ namespace detail
 }
 
 /** @brief faultHappens with the probability FIELDSYNC_FAULTS gives @p fault (read only when on). */
-[[nodiscard]] inline bool faultHappens(double FaultSettings::*fault)
+[[nodiscard]] inline bool faultHappens(double detail::FaultSettings::*fault)
 {
     static const bool on = detail::faultsOn();
     return on && detail::faultDraw(faultSettings().*fault);

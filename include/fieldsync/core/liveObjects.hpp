@@ -15,6 +15,9 @@ namespace fieldsync
 
 void trackLive(const void* id, const char* kind, const std::source_location& where);
 
+namespace detail
+{
+
 /**
  * @brief An intrusive entry of the live-object registry: registers at construction, leaves at
  * destruction (one list operation under the registry's lock each; nothing is allocated).
@@ -45,8 +48,9 @@ public:
     [[nodiscard]] std::string describe() const;
 
 private:
-    friend class LiveRegistry;
-    friend void trackLive(const void* id, const char* kind, const std::source_location& where);
+    friend class LiveRegistry; // the registry's list (liveObjects.cpp)
+    friend void
+    fieldsync::trackLive(const void* id, const char* kind, const std::source_location& where);
     const char* kind_;                 /**< what the object is */
     const char* name_;                 /**< operation or key, or "" */
     std::source_location where_;       /**< creation call site */
@@ -54,6 +58,8 @@ private:
     LiveObject* previous_ { nullptr }; /**< neighbours in the registry's list */
     LiveObject* next_ { nullptr };     /**< neighbours in the registry's list */
 };
+
+} // namespace detail
 
 /**
  * @brief Registers an object that cannot embed a LiveObject, under the key @p id (its address,

@@ -39,18 +39,21 @@ namespace fieldsync
  */
 void envValues(std::span<const char* const> names, std::span<const char*> values) noexcept;
 
+namespace detail
+{
 /** @brief One environment variable fieldsync reads (README.md's "Settings" table explains each). */
 struct Setting
 {
     const char* name;     /**< the variable, FIELDSYNC_... */
     const char* fallback; /**< what applies when it is unset, as the README states it */
 };
+} // namespace detail
 
 /**
  * @brief The one table of the environment variables the library reads (it reads no other), in
  * README.md's order; README.md's "Settings" table lists the same names (a test compares them).
  */
-[[nodiscard]] std::span<const Setting> settingsTable() noexcept;
+[[nodiscard]] std::span<const detail::Setting> settingsTable() noexcept;
 
 /**
  * @brief Logs at debug level every variable of settingsTable() that is set, with its value;

@@ -20,6 +20,9 @@ enum class BlockOrder
     return order == BlockOrder::LayoutRight ? "LayoutRight" : "LayoutLeft";
 }
 
+namespace detail
+{
+
 /**
  * @brief The padded array a StructuredBlock's maps index: its cell order and its three
  * extents. The maps carry it (RankSimplexCommMap::blockShape()), so that the Communicator can
@@ -31,5 +34,7 @@ struct BlockShape
     BlockOrder order { BlockOrder::LayoutRight };    /**< the linear index's cell order */
     std::array<std::int64_t, 3> extents { 0, 0, 0 }; /**< paddedExtent(0..2) */
 };
+
+} // namespace detail
 
 } // namespace fieldsync::halo

@@ -24,6 +24,8 @@ namespace fieldsync::halo
 using mpi::MPIEnvironment;
 class Transport;
 
+namespace detail
+{
 /** @brief Where a communication buffer is in the seven steps. */
 enum class BufferState
 {
@@ -32,9 +34,10 @@ enum class BufferState
     InFlight, /**< started, requests pending */
     Complete  /**< all requests done, receive slices readable */
 };
+} // namespace detail
 
 /** @brief The name of a BufferState, for messages. */
-[[nodiscard]] const char* toString(BufferState state) noexcept;
+[[nodiscard]] const char* toString(detail::BufferState state) noexcept;
 
 using fieldsync::toString; // the core overloads (call sites) stay visible here
 
@@ -65,16 +68,18 @@ class CommBufferCore
 {
 public:
     /** @brief An empty buffer without communicator, for memory of @p space. */
-    explicit CommBufferCore(const mpi::SpaceOps& space);
+    explicit CommBufferCore(const mpi::detail::SpaceOps& space);
 
     /** @brief Dense form (seed): @p rankCommSize[r] values for every rank r of @p env. */
     CommBufferCore(
-        const mpi::SpaceOps& space, MPIEnvironment env, std::vector<std::size_t> rankCommSize
+        const mpi::detail::SpaceOps& space,
+        MPIEnvironment env,
+        std::vector<std::size_t> rankCommSize
     );
 
     /** @brief Sparse form: @p counts[k] values for neighbour @p ranks[k] (ascending ranks). */
     CommBufferCore(
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         MPIEnvironment env,
         std::vector<int> ranks,
         std::vector<std::size_t> counts
@@ -237,7 +242,7 @@ public:
     [[nodiscard]] char* data() const noexcept { return storage_; }
 
     /** @brief The memory space of the bytes. */
-    [[nodiscard]] const mpi::SpaceOps& space() const noexcept { return *space_; }
+    [[nodiscard]] const mpi::detail::SpaceOps& space() const noexcept { return *space_; }
 
     /** @brief Posts the sends (after staging them to the host when staged). */
     void send(int tag, std::source_location where = std::source_location::current());
@@ -431,10 +436,10 @@ protected:
     std::vector<void*> direct_;                  /**< in-place pointers per neighbour or nullptr */
     std::size_t directCount_ { 0 };              /**< number of non-null direct_ */
     bool persistent_ { false };                  /**< persistent requests */
-    const mpi::SpaceOps* space_;                 /**< memory space of the bytes */
+    const mpi::detail::SpaceOps* space_;         /**< memory space of the bytes */
     char* storage_ { nullptr };                  /**< the bytes (in space_) */
     std::size_t capacity_ { 0 };                 /**< bytes allocated at storage_ */
-    mpi::StagingBytes hostStorage_;              /**< host staging copy (pinned in CUDA builds) */
+    mpi::detail::StagingBytes hostStorage_;      /**< host staging copy (pinned in CUDA builds) */
     bool staging_ { false };                     /**< messages go through hostStorage_ */
     bool isSend_ { false };                      /**< direction of the last post */
     std::unique_ptr<Transport> transport_;       /**< the messages (point-to-point) */

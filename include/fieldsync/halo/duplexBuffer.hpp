@@ -25,11 +25,11 @@ class DuplexBuffer
 {
 public:
     /** @brief An empty buffer for memory of @p space. */
-    explicit DuplexBuffer(const mpi::SpaceOps& space);
+    explicit DuplexBuffer(const mpi::detail::SpaceOps& space);
 
     /** @brief Seed form: @p sendSize[r] values to and @p receiveSize[r] values from each rank r. */
     DuplexBuffer(
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         MPIEnvironment env,
         std::vector<std::size_t> sendSize,
         std::vector<std::size_t> receiveSize
@@ -37,7 +37,7 @@ public:
 
     /** @brief Sparse form: sizes per neighbour (ascending ranks) in each direction. */
     DuplexBuffer(
-        const mpi::SpaceOps& space,
+        const mpi::detail::SpaceOps& space,
         MPIEnvironment env,
         std::vector<int> sendRanks,
         std::vector<std::size_t> sendCounts,

@@ -111,7 +111,7 @@ public:
     [[nodiscard]] virtual bool arithmetic() const noexcept = 0;
 
     /** @brief The memory space of the fields. */
-    [[nodiscard]] virtual const mpi::SpaceOps& space() const noexcept = 0;
+    [[nodiscard]] virtual const mpi::detail::SpaceOps& space() const noexcept = 0;
 
     /**
      * @brief Whether the kernels run synchronously on the host (mpi::synchronousHost of the
@@ -265,7 +265,10 @@ public:
 
     bool arithmetic() const noexcept override { return std::is_arithmetic_v<T>; }
 
-    const mpi::SpaceOps& space() const noexcept override { return mpi::spaceOps<MemSpace>(); }
+    const mpi::detail::SpaceOps& space() const noexcept override
+    {
+        return mpi::detail::spaceOps<MemSpace>();
+    }
 
     bool synchronousHost() const noexcept override { return mpi::synchronousHost<Exec>; }
 

@@ -53,7 +53,7 @@ public:
     using Slice = typename HalfDuplexCommBuffer<MemSpace>::template Slice<T>;
 
     /** @brief An empty buffer. */
-    FullDuplexCommBuffer() : core_(mpi::spaceOps<MemSpace>()) {}
+    FullDuplexCommBuffer() : core_(mpi::detail::spaceOps<MemSpace>()) {}
 
     /**
      * @brief Seed form: @p sendSize[r] values to and @p receiveSize[r] values from each rank r
@@ -67,7 +67,7 @@ public:
         std::source_location where = std::source_location::current()
     )
         : core_(
-              mpi::spaceOps<MemSpace>(),
+              mpi::detail::spaceOps<MemSpace>(),
               mpi::detail::privateEnvironment(env, where),
               std::move(sendSize),
               std::move(receiveSize)
@@ -89,7 +89,7 @@ public:
         std::source_location where = std::source_location::current()
     )
         : core_(
-              mpi::spaceOps<MemSpace>(),
+              mpi::detail::spaceOps<MemSpace>(),
               mpi::detail::privateEnvironment(env, where),
               std::move(sendRanks),
               std::move(sendCounts),
@@ -217,8 +217,9 @@ private:
         return HalfDuplexCommBuffer<MemSpace>::template typedSlice<T>(half, rank, where);
     }
 
-    detail::DuplexBuffer core_;      /**< the compiled steps */
-    std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
+    detail::DuplexBuffer core_; /**< the compiled steps */
+    std::optional<fieldsync::detail::LiveObject>
+        live_; /**< registered while it lives (not when made empty) */
 };
 
 } // namespace fieldsync::halo

@@ -63,7 +63,10 @@ public:
     using Slice = std::conditional_t<mpi::hostAccessible<MemSpace>, std::span<T>, SliceView<T>>;
 
     /** @brief An empty buffer; give it an environment with setMPIEnvironment(). */
-    HalfDuplexCommBuffer() : CommBufferCore(mpi::spaceOps<MemSpace>()) { setSelfMessage(true); }
+    HalfDuplexCommBuffer() : CommBufferCore(mpi::detail::spaceOps<MemSpace>())
+    {
+        setSelfMessage(true);
+    }
 
     /**
      * @brief Dense form (seed): @p rankCommSize[r] values for each rank r of @p env; @p where is
@@ -75,7 +78,7 @@ public:
         std::source_location where = std::source_location::current()
     )
         : CommBufferCore(
-              mpi::spaceOps<MemSpace>(),
+              mpi::detail::spaceOps<MemSpace>(),
               mpi::detail::privateEnvironment(env, where),
               std::move(rankCommSize)
           ),
@@ -95,7 +98,7 @@ public:
         std::source_location where = std::source_location::current()
     )
         : CommBufferCore(
-              mpi::spaceOps<MemSpace>(),
+              mpi::detail::spaceOps<MemSpace>(),
               mpi::detail::privateEnvironment(env, where),
               std::move(ranks),
               std::move(counts)
@@ -166,7 +169,7 @@ public:
      */
     bool isComplete(std::source_location where = std::source_location::current())
     {
-        return state() != BufferState::InFlight || complete(!isSend_, where);
+        return state() != detail::BufferState::InFlight || complete(!isSend_, where);
     }
 
     /**
@@ -249,11 +252,12 @@ private:
     /** @brief The tag of the claim's name on the buffer's communicator (claimed: checked). */
     [[nodiscard]] int nameTag(const std::source_location& where) const
     {
-        requireState(BufferState::Claimed, "send/receive", where);
+        requireState(detail::BufferState::Claimed, "send/receive", where);
         return mpi::tagFromHash(fnv1a32(name()), comm_);
     }
 
-    std::optional<LiveObject> live_; /**< registered while it lives (not when made empty) */
+    std::optional<fieldsync::detail::LiveObject>
+        live_; /**< registered while it lives (not when made empty) */
 };
 
 } // namespace fieldsync::halo

@@ -145,10 +145,10 @@ public:
      * StructuredBlock does), so that a Communicator built on it refuses a rank-3 view of another
      * layout or other extents.
      */
-    void setBlockShape(const BlockShape& shape) noexcept { blockShape_ = shape; }
+    void setBlockShape(const detail::BlockShape& shape) noexcept { blockShape_ = shape; }
 
     /** @brief The padded array the indices address, when a StructuredBlock made the map. */
-    [[nodiscard]] const std::optional<BlockShape>& blockShape() const noexcept
+    [[nodiscard]] const std::optional<detail::BlockShape>& blockShape() const noexcept
     {
         return blockShape_;
     }
@@ -210,13 +210,13 @@ private:
 
     void analyse(const std::source_location& where);
 
-    int nRanks_ { 0 };                       /**< communicator size */
-    std::vector<int> neighbours_;            /**< neighbour ranks, ascending */
-    std::vector<std::size_t> offsets_ { 0 }; /**< neighbours_.size() + 1 offsets */
-    std::vector<LocalIndex> indices_;        /**< all cells, neighbour after neighbour */
-    std::vector<LocalIndex> runStart_;       /**< first cell of a contiguous list, or -1 */
-    LocalIndex maxIndex_ { -1 };             /**< largest index, -1 when empty */
-    std::optional<BlockShape> blockShape_;   /**< the padded array, for a block's maps */
+    int nRanks_ { 0 };                             /**< communicator size */
+    std::vector<int> neighbours_;                  /**< neighbour ranks, ascending */
+    std::vector<std::size_t> offsets_ { 0 };       /**< neighbours_.size() + 1 offsets */
+    std::vector<LocalIndex> indices_;              /**< all cells, neighbour after neighbour */
+    std::vector<LocalIndex> runStart_;             /**< first cell of a contiguous list, or -1 */
+    LocalIndex maxIndex_ { -1 };                   /**< largest index, -1 when empty */
+    std::optional<detail::BlockShape> blockShape_; /**< the padded array, for a block's maps */
 };
 
 } // namespace fieldsync::halo

@@ -227,7 +227,7 @@ private:
      * @brief Check mode: every rank of the current inner communicator agrees that it pushes a
      * level (@p call), from the same level with the same shape (agreeOnSetUp).
      */
-    void agreeOnPush(SetUpCall call, const std::source_location& where) const;
+    void agreeOnPush(detail::SetUpCall call, const std::source_location& where) const;
 
     /** @brief Pushes the level of the current inner communicator split into @p inner. */
     void
@@ -264,14 +264,14 @@ void CommunicatorHierarchy::allReduce(
     const std::array<std::int64_t, 6> signature {
         static_cast<std::int64_t>(data.size()),
         static_cast<std::int64_t>(sizeof(T)),
-        static_cast<std::int64_t>(MpiTypeInfo<T>::typeClass()),
+        static_cast<std::int64_t>(detail::MpiTypeInfo<T>::typeClass()),
         static_cast<std::int64_t>(op),
         static_cast<std::int64_t>(options.algorithm),
         current_
     };
     agreeOnSetUp(
         level.full.comm(),
-        SetUpCall::HierarchyAllReduce,
+        detail::SetUpCall::HierarchyAllReduce,
         where,
         signature,
         "count, element bytes, element class, op, algorithm, level"

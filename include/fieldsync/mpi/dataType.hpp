@@ -12,16 +12,6 @@
 namespace fieldsync::mpi
 {
 
-/** @brief What kind of values a type holds; decides which ReduceOps are defined on it. */
-enum class TypeClass
-{
-    Integer,  /**< signed/unsigned integers and char: every op but MinLoc/MaxLoc */
-    Floating, /**< float, double, long double: Sum, Prod, Min, Max */
-    Complex,  /**< complex numbers: Sum, Prod */
-    Logical,  /**< bool: LAnd, LOr, LXor */
-    Pair      /**< ValueIndex<T>: MinLoc, MaxLoc */
-};
-
 /**
  * @brief A value and an index, the element type of ReduceOp::MinLoc / MaxLoc.
  * Laid out as MPI's pair types (MPI_DOUBLE_INT, ...) expect.
@@ -31,6 +21,19 @@ struct ValueIndex
 {
     T value;   /**< the value compared */
     int index; /**< carried with it (for example a rank or a cell id) */
+};
+
+namespace detail
+{
+
+/** @brief What kind of values a type holds; decides which ReduceOps are defined on it. */
+enum class TypeClass
+{
+    Integer,  /**< signed/unsigned integers and char: every op but MinLoc/MaxLoc */
+    Floating, /**< float, double, long double: Sum, Prod, Min, Max */
+    Complex,  /**< complex numbers: Sum, Prod */
+    Logical,  /**< bool: LAnd, LOr, LXor */
+    Pair      /**< ValueIndex<T>: MinLoc, MaxLoc */
 };
 
 /**
@@ -91,11 +94,13 @@ FIELDSYNC_DETAIL_SCALAR(ValueIndex<short>, MPI_SHORT_INT, Pair)
 
 #undef FIELDSYNC_DETAIL_SCALAR
 
-/** @brief True for types with a predefined MPI datatype (see ScalarTraits). */
+} // namespace detail
+
+/** @brief True for types with a predefined MPI datatype (see detail::ScalarTraits). */
 template<typename T>
 concept MpiScalar = requires
 {
-    ScalarTraits<std::remove_cv_t<T>>::datatype();
+    detail::ScalarTraits<std::remove_cv_t<T>>::datatype();
 };
 
 /**
@@ -162,7 +167,6 @@ constexpr void requireMpiCompatible()
         "FIELDSYNC_REGISTER_AGGREGATE(Type, Element, N)"
     );
 }
-} // namespace detail
 
 /**
  * @brief How a T goes to MPI: as `multiplicity` consecutive values of the predefined
@@ -229,12 +233,14 @@ struct MpiTypeInfo
     }
 };
 
+} // namespace detail
+
 /**
  * @brief The seed's and NeoN's getType<T>(): the MPI datatype of one T, for point-to-point
  * messages. For scalars the predefined type, with NeoN's answers for characters: char gives
  * MPI_CHAR and wchar_t MPI_WCHAR (MPI's character types, which take no reduction; fieldsync's
  * collectives reduce char as MPI_SIGNED_CHAR or MPI_UNSIGNED_CHAR and wchar_t as the integer of
- * its size, through MpiTypeInfo). For aggregates a contiguous derived type, created and
+ * its size, through detail::MpiTypeInfo). For aggregates a contiguous derived type, created and
  * committed once per process and freed when MPI is finalised. constexpr as NeoN declares it; a
  * constant only where the MPI library's handles are constants (MPICH, not Open MPI).
  */
@@ -261,11 +267,13 @@ constexpr MPI_Datatype getType()
     }
     else if constexpr (MpiScalar<T>)
     {
-        return MpiTypeInfo<T>::datatype();
+        return detail::MpiTypeInfo<T>::datatype();
     }
     else
     {
-        return detail::contiguousType(MpiTypeInfo<T>::datatype(), MpiTypeInfo<T>::multiplicity());
+        return detail::contiguousType(
+            detail::MpiTypeInfo<T>::datatype(), detail::MpiTypeInfo<T>::multiplicity()
+        );
     }
 }
 

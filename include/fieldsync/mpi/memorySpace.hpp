@@ -61,7 +61,8 @@ template<typename MemorySpace>
 [[nodiscard]] bool useStaging(Staging staging = Staging::Auto)
 {
     static const bool forced = stagingForcedByEnvironment(); // read once, then one load
-    if (staging == Staging::Always || forced || faultHappens(&FaultSettings::staging))
+    if (staging == Staging::Always || forced ||
+        faultHappens(&fieldsync::detail::FaultSettings::staging))
     {
         return true;
     }
@@ -74,6 +75,9 @@ template<typename MemorySpace>
         return !gpuAwareMpi();
     }
 }
+
+namespace detail
+{
 
 /**
  * @brief What compiled code needs of one Kokkos memory space, behind one interface: allocate and
@@ -133,6 +137,8 @@ protected:
 template<typename MemorySpace>
 const SpaceOps& spaceOps();
 
+} // namespace detail
+
 /**
  * @brief The host memory that staging copies live in (the halo buffers' staging copies and the
  * staged collectives). Pinned (page-locked, Kokkos::CudaHostPinnedSpace) lets the GPU copy by
@@ -160,11 +166,12 @@ enum class StagingMemory
  */
 void setStagingMemory(StagingMemory memory) noexcept;
 
+namespace detail
+{
+
 /** @brief The SpaceOps of the memory stagingMemory() names (pinned or pageable host memory). */
 [[nodiscard]] const SpaceOps& stagingSpaceOps();
 
-namespace detail
-{
 /** @brief memcpy that accepts empty ranges, whose pointers may be null (an empty staging
  * buffer); memcpy itself must not be given null, even for 0 bytes (UBSan reports it). */
 inline void copyBytes(void* to, const void* from, std::size_t bytes)
@@ -253,13 +260,14 @@ private:
         return Bytes<S>(static_cast<char*>(const_cast<void*>(data)), bytes);
     }
 };
-} // namespace detail
 
 template<typename MemorySpace>
 const SpaceOps& spaceOps()
 {
-    static const detail::SpaceOpsOf<MemorySpace> ops;
+    static const SpaceOpsOf<MemorySpace> ops;
     return ops;
 }
+
+} // namespace detail
 
 } // namespace fieldsync::mpi

@@ -80,8 +80,9 @@ public:
 
     /** @brief Collective: duplicate(), made as part of the set-up call @p as, which check mode
      * agrees on and names instead (a Communicator's or a HaloBuilder's private duplicate). */
-    [[nodiscard]] MPIEnvironment
-    duplicate(SetUpCall as, std::source_location where = std::source_location::current()) const;
+    [[nodiscard]] MPIEnvironment duplicate(
+        detail::SetUpCall as, std::source_location where = std::source_location::current()
+    ) const;
 
     /**
      * @brief Takes ownership of @p comm, a communicator made elsewhere (MPI_Cart_create,

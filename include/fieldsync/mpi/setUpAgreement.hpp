@@ -13,6 +13,9 @@
 namespace fieldsync::mpi
 {
 
+namespace detail
+{
+
 /** @brief The collective set-up calls agreed on before their blocking MPI step. */
 enum class SetUpCall : std::int64_t
 {
@@ -41,6 +44,8 @@ enum class SetUpCall : std::int64_t
 /** @brief The public name of @p call ("halo::Communicator constructor"). */
 [[nodiscard]] const char* toString(SetUpCall call) noexcept;
 
+} // namespace detail
+
 /**
  * @brief Whether @p call is agreed on without check mode too: every set-up call whose inputs
  * must match or whose next step blocks inside MPI (doc/performance.md, "Set-up agreement");
@@ -50,7 +55,7 @@ enum class SetUpCall : std::int64_t
  * Communicator constructor with its pattern checked (an answered exchange too) agrees in check
  * mode only, for the same reason.
  */
-[[nodiscard]] bool agreedInEveryMode(SetUpCall call) noexcept;
+[[nodiscard]] bool agreedInEveryMode(detail::SetUpCall call) noexcept;
 
 /**
  * @brief Collective on @p comm for every call that agreedInEveryMode(), and for the others in
@@ -72,7 +77,7 @@ enum class SetUpCall : std::int64_t
  */
 void agreeOnSetUp(
     MPI_Comm comm,
-    SetUpCall call,
+    detail::SetUpCall call,
     const std::source_location& where,
     std::span<const std::int64_t> values = {},
     const char* what = "values"

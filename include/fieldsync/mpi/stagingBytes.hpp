@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-namespace fieldsync::mpi
+namespace fieldsync::mpi::detail
 {
 
 /**
@@ -81,4 +81,4 @@ private:
     const SpaceOps* ops_ { nullptr }; /**< the space it came from */
 };
 
-} // namespace fieldsync::mpi
+} // namespace fieldsync::mpi::detail

@@ -77,14 +77,14 @@ public:
      * nOldOwned() rows) with a view of @p newExtent rows (>= nNewOwned(): the new layout's
      * nLocal()) whose owned rows hold the values of the same cells. One message per peer
      * carries all the fields. @p newExtent carries the caller's std::source_location (a
-     * plain number converts, see CallerValue).
+     * plain number converts, see detail::CallerValue).
      * @throws Error on every rank, before any message moves, when some rank passes a field
      * with too few rows or a @p newExtent below nNewOwned() (that rank names the field and the
      * sizes, the others name the failing rank; all at the caller's line). The Migration stays
      * usable.
      */
     template<typename... Views>
-    void migrate(CallerValue<std::size_t> newExtent, Views&... fields) const
+    void migrate(fieldsync::detail::CallerValue<std::size_t> newExtent, Views&... fields) const
     {
         static_assert(
             (MigratableField<Views> && ...),
@@ -114,7 +114,9 @@ public:
 private:
     /** @brief migrate() once every field is known to be migratable. */
     template<typename... Views>
-    void migrateFields(const CallerValue<std::size_t>& newExtent, Views&... fields) const
+    void migrateFields(
+        const fieldsync::detail::CallerValue<std::size_t>& newExtent, Views&... fields
+    ) const
     {
         const std::source_location& where { newExtent.where() };
         agreeOnRows(

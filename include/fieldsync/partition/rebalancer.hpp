@@ -110,7 +110,7 @@ public:
      * @brief Collective: newOwners(), then moves the cells and each of @p fields (views over
      * @p layout, replaced by views over the new layout: see Migration::migrate()) and builds
      * the new HaloLayout and Communicator. @p dimension carries the caller's
-     * std::source_location (a plain number converts, see CallerValue), which every Error
+     * std::source_location (a plain number converts, see detail::CallerValue), which every Error
      * names.
      * @throws Error on every rank when some rank's input is bad (as newOwners(), or a field
      * with fewer rows than @p layout's owned cells: that rank names it).
@@ -120,7 +120,7 @@ public:
         const HaloLayout& layout,
         std::span<const double> weights,
         std::span<const std::array<double, 3>> centroids,
-        CallerValue<int> dimension,
+        fieldsync::detail::CallerValue<int> dimension,
         Views&... fields
     ) const
     {

@@ -29,6 +29,7 @@
 #include "fieldsync/mpi/callOptions.hpp"
 #include "fieldsync/mpi/dataType.hpp"
 #include "fieldsync/mpi/memorySpace.hpp"
+#include "fieldsync/mpi/reductions.hpp"
 #include "fieldsync/mpi/setUpAgreement.hpp"
 #include "fieldsync/mpi/sparseExchange.hpp"
 #include "fieldsync/mpi/stagingBytes.hpp"
@@ -44,6 +45,7 @@
 #include <cstdint>
 #include <source_location>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <mpi.h>
@@ -193,6 +195,75 @@ template<typename MemorySpace>
 stagingSpaceOps()
 {
     return detail::stagingSpaceOps();
+}
+
+// one in-place spelling per collective (#31): the reductions' is the one-buffer form
+/** @brief Old spelling of allReduce(data, op, comm): inPlace in the send position. */
+template<typename B, typename E = detail::ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[deprecated("use allReduce(data, op, comm): the reductions' one in-place spelling")]] void
+allReduce(
+    InPlace,
+    B&& data,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    allReduce(std::forward<B>(data), op, comm, options, where);
+}
+
+/** @brief Old spelling of iAllReduce(data, op, comm): inPlace in the send position. */
+template<typename B, typename E = detail::ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[deprecated("use iAllReduce(data, op, comm): the reductions' one in-place spelling"
+)]] [[nodiscard]] Request
+iAllReduce(
+    InPlace,
+    B&& data,
+    ReduceOp op,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iAllReduce(std::forward<B>(data), op, comm, options, where);
+}
+
+/** @brief Old spelling of reduce(data, op, root, comm): inPlace in the send position. */
+template<typename B, typename E = detail::ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[deprecated("use reduce(data, op, root, comm): the reductions' one in-place spelling")]] void
+reduce(
+    InPlace,
+    B&& data,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    reduce(std::forward<B>(data), op, root, comm, options, where);
+}
+
+/** @brief Old spelling of iReduce(data, op, root, comm): inPlace in the send position. */
+template<typename B, typename E = detail::ViewExecutionSpace>
+requires CollectiveBuffer<B>
+[[deprecated("use iReduce(data, op, root, comm): the reductions' one in-place spelling"
+)]] [[nodiscard]] Request
+iReduce(
+    InPlace,
+    B&& data,
+    ReduceOp op,
+    int root,
+    MPI_Comm comm,
+    const CallOptions<E>& options = {},
+    std::source_location where = std::source_location::current()
+)
+{
+    return iReduce(std::forward<B>(data), op, root, comm, options, where);
 }
 
 } // namespace fieldsync::mpi

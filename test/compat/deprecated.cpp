@@ -203,3 +203,43 @@ TEST_CASE(
         CHECK(field[static_cast<std::size_t>(n + r)] == 100.0 * r + me);
     }
 }
+
+TEST_CASE(
+    "The deprecated inPlace spelling of the reductions calls their one-buffer form",
+    "[compat][deprecated]"
+)
+{
+    // truth: the sum over ranks r of (r + 1) * (k + 1) is (k + 1) * n * (n + 1) / 2
+    const fs::mpi::MPIEnvironment env;
+    const int n = env.sizeRank();
+    const double total = n * (n + 1) / 2.0;
+    std::vector<double> data(3);
+    const auto fill = [&]
+    {
+        for (std::size_t k = 0; k < data.size(); ++k)
+        {
+            data[k] = (env.rank() + 1.0) * static_cast<double>(k + 1);
+        }
+    };
+    fill();
+    fs::mpi::allReduce(fs::mpi::inPlace, data, fs::mpi::ReduceOp::Sum, env.comm());
+    for (std::size_t k = 0; k < data.size(); ++k)
+    {
+        CHECK(data[k] == static_cast<double>(k + 1) * total);
+    }
+    fill();
+    fs::mpi::iAllReduce(fs::mpi::inPlace, data, fs::mpi::ReduceOp::Sum, env.comm()).wait();
+    CHECK(data[2] == 3.0 * total);
+    fill();
+    fs::mpi::reduce(fs::mpi::inPlace, data, fs::mpi::ReduceOp::Sum, 0, env.comm());
+    if (env.rank() == 0)
+    {
+        CHECK(data[1] == 2.0 * total);
+    }
+    fill();
+    fs::mpi::iReduce(fs::mpi::inPlace, data, fs::mpi::ReduceOp::Sum, 0, env.comm()).wait();
+    if (env.rank() == 0)
+    {
+        CHECK(data[0] == total);
+    }
+}

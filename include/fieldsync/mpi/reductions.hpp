@@ -38,10 +38,10 @@ reduceScatter(std::span<const int> recvCounts, ReduceOp op) noexcept
 
 } // namespace detail::ops
 
-/** @brief Combines @p send of every rank with @p op into @p recv of every rank (MPI_Allreduce);
- * send may be inPlace. */
+/** @brief Combines @p send of every rank with @p op into @p recv of every rank (MPI_Allreduce).
+ * In place is the one-buffer form, allReduce(data, op, comm). */
 template<typename S, typename R, typename E = detail::ViewExecutionSpace>
-requires SendArgument<S> && CollectiveBuffer<R>
+requires CollectiveBuffer<S> && CollectiveBuffer<R>
 void allReduce(
     S&& send,
     R&& recv,
@@ -55,9 +55,10 @@ void allReduce(
 }
 
 /** @brief Non-blocking allReduce: combines @p send of every rank with @p op into @p recv of every
- * rank (MPI_Allreduce); send may be inPlace. Returns the Request to complete. */
+ * rank (MPI_Allreduce). In place is iAllReduce(data, op, comm). Returns the Request to complete.
+ */
 template<typename S, typename R, typename E = detail::ViewExecutionSpace>
-requires SendArgument<S> && CollectiveBuffer<R>
+requires CollectiveBuffer<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iAllReduce(
     S&& send,
     R&& recv,
@@ -114,9 +115,9 @@ void allReduce(
 }
 
 /** @brief Combines @p send of every rank with @p op into @p recv on @p root (MPI_Reduce); recv is
- * unused elsewhere. */
+ * unused elsewhere. In place is the one-buffer form, reduce(data, op, root, comm). */
 template<typename S, typename R, typename E = detail::ViewExecutionSpace>
-requires SendArgument<S> && CollectiveBuffer<R>
+requires CollectiveBuffer<S> && CollectiveBuffer<R>
 void reduce(
     S&& send,
     R&& recv,
@@ -131,9 +132,10 @@ void reduce(
 }
 
 /** @brief Non-blocking reduce: combines @p send of every rank with @p op into @p recv on @p root
- * (MPI_Reduce); recv is unused elsewhere. Returns the Request to complete. */
+ * (MPI_Reduce); recv is unused elsewhere. In place is iReduce(data, op, root, comm). Returns the
+ * Request to complete. */
 template<typename S, typename R, typename E = detail::ViewExecutionSpace>
-requires SendArgument<S> && CollectiveBuffer<R>
+requires CollectiveBuffer<S> && CollectiveBuffer<R>
 [[nodiscard]] Request iReduce(
     S&& send,
     R&& recv,

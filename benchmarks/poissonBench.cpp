@@ -529,12 +529,12 @@ int run(const Arguments& args)
     // (0 where either method did not run)
     const auto apart = [&](std::size_t one, std::size_t other)
     {
-        const std::vector<double>& a { histories[one] };
-        const std::vector<double>& b { histories[other] };
+        const std::vector<double>& mine { histories[one] };
+        const std::vector<double>& theirs { histories[other] };
         double worst { 0.0 };
-        for (std::size_t k { 0 }; k < std::min(a.size(), b.size()); ++k)
+        for (std::size_t k { 0 }; k < std::min(mine.size(), theirs.size()); ++k)
         {
-            worst = std::max(worst, std::abs(a[k] - b[k]) / b[k]);
+            worst = std::max(worst, std::abs(mine[k] - theirs[k]) / theirs[k]);
         }
         return worst;
     };

@@ -8,10 +8,12 @@
 #include "fieldsync/compat.hpp"
 #include "fieldsync/halo/communicator.hpp"
 #include "fieldsync/mpi/mpiEnvironment.hpp"
+#include "fieldsync/mpi/reductionBatch.hpp"
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <source_location>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -242,4 +244,21 @@ TEST_CASE(
     {
         CHECK(data[0] == total);
     }
+}
+
+TEST_CASE(
+    "The deprecated ReductionBatch(comm, where) builds a batch chosen by size",
+    "[compat][deprecated]"
+)
+{
+    // truth: the sum over ranks r of (r + 1) is n (n + 1) / 2
+    const fs::mpi::MPIEnvironment env;
+    const int n = env.sizeRank();
+    fs::mpi::ReductionBatch batch(env.comm(), std::source_location::current());
+    CHECK(batch.startAlgorithm() == fs::mpi::Algorithm::RecursiveDoubling);
+    double value = env.rank() + 1.0;
+    batch.add(value, fs::mpi::ReduceOp::Sum);
+    batch.start();
+    batch.wait();
+    CHECK(value == n * (n + 1) / 2.0);
 }

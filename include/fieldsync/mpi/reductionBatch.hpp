@@ -142,6 +142,13 @@ public:
         std::source_location where = std::source_location::current()
     );
 
+    /** @brief The signature before the algorithm: ReductionBatch(comm, std::nullopt, where). */
+    [[deprecated("pass the algorithm first: ReductionBatch(comm, std::nullopt, where)"
+    )]] ReductionBatch(MPI_Comm comm, std::source_location where)
+        : ReductionBatch(comm, std::nullopt, where)
+    {
+    }
+
     /** @brief Completes a reduction still in flight (logging an error, as Request does). */
     ~ReductionBatch();
 

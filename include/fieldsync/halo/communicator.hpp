@@ -447,29 +447,17 @@ public:
         const std::source_location& where = std::source_location::current()
     );
 
-    /** @brief Overrides the environment's time-out policy for this communicator. */
-    [[deprecated("use Communicator::setOptions (ExchangeOptions::waitPolicy)")]] void
-    setWaitPolicy(mpi::WaitPolicy policy);
-
-    /**
-     * @brief Persistent requests (MPI_Send_init/Recv_init, then MPI_Startall) for every
-     * exchange, or MPI_Isend/Irecv for every exchange; overrides the automatic choice.
-     */
-    [[deprecated("use Communicator::setOptions (ExchangeOptions::persistentFrom: 0 or "
-                 "ExchangeOptions::neverPersistent)")]] void
-    setPersistent(bool persistent);
-
-    /** @brief Staging::Always forces host staging of every exchange (tests). */
-    [[deprecated("use Communicator::setOptions (ExchangeOptions::staging)")]] void
-    setStaging(mpi::Staging staging);
-
-    /** @brief In-place communication of contiguous neighbours (default on). */
-    [[deprecated("use Communicator::setOptions (ExchangeOptions::inPlace)")]] void
-    setInPlace(bool inPlace);
-
-    /** @brief Times pack, post, wait and unpack (the default) or not. */
-    [[deprecated("use Communicator::setOptions (ExchangeOptions::timing)")]] void
-    setTiming(bool timing);
+    // the knob setters of earlier releases: each sets one field of options() through setOptions
+    /** @brief Sets ExchangeOptions::waitPolicy. */
+    [[deprecated("use Communicator::setOptions")]] void setWaitPolicy(mpi::WaitPolicy policy);
+    /** @brief Sets ExchangeOptions::persistentFrom: 0 (true) or neverPersistent (false). */
+    [[deprecated("use Communicator::setOptions")]] void setPersistent(bool persistent);
+    /** @brief Sets ExchangeOptions::staging. */
+    [[deprecated("use Communicator::setOptions")]] void setStaging(mpi::Staging staging);
+    /** @brief Sets ExchangeOptions::inPlace. */
+    [[deprecated("use Communicator::setOptions")]] void setInPlace(bool inPlace);
+    /** @brief Sets ExchangeOptions::timing. */
+    [[deprecated("use Communicator::setOptions")]] void setTiming(bool timing);
 
     /**
      * @brief The environment the Communicator's messages travel on: the duplicate cached on

@@ -1,38 +1,60 @@
 // SPDX-License-Identifier: MIT
-// peer_bench: one halo exchange of fieldsync against its peers, side by side in one run, on three
+// peer_bench: one halo exchange of fieldsync against its peers, side by side in one run, on these
 // patterns: a METIS-partitioned 3-D 7-point grid graph ("metis3d") and 2-D 5-point grid graph
-// ("metis2d"), their maps made by partition::HaloBuilder, and a 3-D structured block
-// ("block3d", halo::StructuredBlock, width 1, face ghosts, MPI_Dims_create's grid of ranks).
+// ("metis2d"), their maps made by partition::HaloBuilder, a 3-D structured block ("block3d",
+// halo::StructuredBlock, width 1, face ghosts, MPI_Dims_create's grid of ranks) and, only when
+// asked for, a slab ("slab3d": the same block code on a side x side x 4-cell slab per rank, the
+// ranks stacked along the first dimension, so that side x side ghosts per neighbour, a quarter of
+// the cells on 2 ranks, reach MiBs of ghosts with a small field and no METIS).
 // Sizes: about {256, 2048, 16384, 131072, 442368} cells per rank; fields of 1 and 5 components
 // (a rank-1 Kokkos::View, or a LayoutRight cells x 5 view). The methods, all on the same maps:
-//   fieldsync  halo::Communicator, startComm + finaliseComm (set-up: the constructor from the
-//              layout's maps, which commits the pattern);
-//   persist    hand-written: MPI_Recv_init/MPI_Send_init once, then per exchange MPI_Startall,
-//              a pack loop, MPI_Startall, MPI_Waitall, an unpack loop (set-up: buffers and the
-//              persistent requests);
-//   nbrA2av    MPI_Neighbor_alltoallv on a dist-graph communicator, pack and unpack loops around
-//              it (set-up: MPI_Dist_graph_create_adjacent and the counts);
-//   petscSF    PetscSFBcastBegin + PetscSFBcastEnd (MPI_REPLACE, unit MPI_DOUBLE or a contiguous
-//              type of 5 doubles) on the graph (ghost cell -> owner rank, index there), only when
-//              built with PETSc (set-up: PetscSFSetGraph + PetscSFSetUp; PetscSFCreate outside);
-//   tpetra     Tpetra's MultiVector::doImport (INSERT) from a vector on the owned cells' Map to one
-//              on the column Map (owned cells, then the ghosts in the receive map's order), on
-//              Tpetra's own storage (LayoutLeft, a column per component), only when built with
-//              Tpetra (set-up: the two Maps, the Import and the two MultiVectors);
-//   fsLeft     fieldsync on Tpetra's storage form: the same Communicator exchanging a
-//              View<double**, LayoutLeft> (a column per component), as a Tpetra user would hand
-//              it a MultiVector's host view (exchange rows only; its set-up is fieldsync's).
+//   fieldsync   halo::Communicator, startComm + finaliseComm (set-up: the constructor from the
+//               layout's maps, which commits the pattern);
+//   persist     hand-written: MPI_Recv_init/MPI_Send_init once, then per exchange MPI_Startall,
+//               a pack loop, MPI_Startall, MPI_Waitall, an unpack loop (set-up: buffers and the
+//               persistent requests);
+//   persistLeft the same on Tpetra's storage form, a View<double**, LayoutLeft> of its own: the
+//               pack loop reads column c at the send map's cells, column by column over the 32-bit
+//               index list (a message holds its cells' column 0, then column 1, ...), the unpack
+//               writes column c at the ghosts (exchange rows only; its set-up is persist's);
+//   nbrA2av     MPI_Neighbor_alltoallv on a dist-graph communicator, pack and unpack loops around
+//               it (set-up: MPI_Dist_graph_create_adjacent and the counts);
+//   petscSF     PetscSFBcastBegin + PetscSFBcastEnd (MPI_REPLACE, unit MPI_DOUBLE or a contiguous
+//               type of the components) on the graph (ghost cell -> owner rank, index there), only
+//               when built with PETSc (set-up: PetscSFSetGraph + PetscSFSetUp; PetscSFCreate
+//               outside);
+//   tpetra      Tpetra's MultiVector::doImport (INSERT) from a vector on the owned cells' Map to
+//               one on the column Map (owned cells, then the ghosts in the receive map's order), on
+//               Tpetra's own storage (LayoutLeft, a column per component), only when built with
+//               Tpetra (set-up: the two Maps, the Import and the two MultiVectors);
+//   fsLeft      fieldsync on Tpetra's storage form: the same Communicator exchanging a
+//               View<double**, LayoutLeft> (a column per component), as a Tpetra user would hand
+//               it a MultiVector's host view (exchange rows only; its set-up is fieldsync's).
 // Method: the methods interleaved round by round (the order rotates), one warm-up batch each,
 // then the median over the rounds (--rounds, at least 11) of the batch's time per exchange,
 // maximum over ranks; set-up the same way (2 warm-up rounds, 1 component). Every set-up and
 // every method's field is checked before timing counts: the ghosts are set to -1, one exchange,
-// and every ghost must hold truth(global id, component); the check is repeated after the timed
-// rounds. Prints two tables (exchange, set-up) with fieldsync / min(peers), fsLeft / min(peers)
-// (the peers: persist, nbrA2av, petscSF, tpetra) and fieldsync / PetscSF, writes JSON.
+// and every ghost must hold truth(global id, component) (a wrong ghost aborts the run, exit
+// status non-zero); the check is repeated after the timed rounds. The last line says how many
+// checks each method passed ("field checks passed for every method"). Prints two tables
+// (exchange, set-up) with the ratios
+//   fs/best   fieldsync / min(persist, nbrA2av, petscSF, tpetra), the peers on any storage;
+//   left/col  fsLeft / min(persistLeft, tpetra), the peers on column-major storage;
+//   left/pL   fsLeft / persistLeft, like for like;
+//   fs/sf     fieldsync / petscSF;
+// and the ghost KiB of each exchange row (ghost cells x components x 8 on the busier rank), and
+// writes JSON (seconds per method and the same ratios).
 //
 //   mpiexec -n 2 --bind-to core build/release/benchmarks/peer_bench [--json peer_bench.json]
-//           [--quick] [--rounds N] [--sizes 256,16384] [--meshes metis3d,metis2d,block3d]
+//           [--quick] [--rounds N] [--sizes 256,16384] [--meshes metis3d,metis2d,block3d,slab3d]
 //           [--components 1,5]
+//
+// The range, 512 B to 4 MiB of ghosts per rank with 1, 4 and 8 components, on 2 ranks
+// (slab3d: cells/4 ghosts per rank; 262144 cells x 8 components = 4 MiB, 25 MB per field; a
+// block3d cube needs 8.4M cells per rank for the same, several GiB with a field per method):
+//
+//   mpiexec -n 2 --bind-to core build/release/benchmarks/peer_bench --meshes slab3d
+//           --sizes 256,2048,16384,131072,262144 --components 1,4,8
 #include "gridProblem.hpp"
 #include "median.hpp"
 
@@ -56,6 +78,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -63,6 +86,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -110,17 +134,31 @@ Pattern metisPattern(const fieldsync::mpi::MPIEnvironment& env, int dims, long c
     return p;
 }
 
-/** @brief This rank's block of a cube of about @p cells per rank (face ghosts, width 1). */
-Pattern blockPattern(const fieldsync::mpi::MPIEnvironment& env, long cells)
+/** @brief Cells per rank across a slab (slab3d): its ghosts are a quarter of its cells. */
+constexpr std::int64_t slabDepth { 4 };
+
+/**
+ * @brief This rank's block of about @p cells per rank (face ghosts, width 1): of a cube on
+ * MPI_Dims_create's grid of ranks (block3d), or with @p slab of a side x side x slabDepth slab,
+ * the ranks stacked along the first dimension (slab3d: side x side ghosts per neighbour).
+ */
+Pattern blockPattern(const fieldsync::mpi::MPIEnvironment& env, long cells, bool slab)
 {
-    const std::int64_t side { std::llround(std::cbrt(static_cast<double>(cells) * env.sizeRank())
-    ) };
-    const fieldsync::mpi::CartesianTopology topology(env, std::vector<int>(3, 0));
+    const auto perRank = static_cast<double>(cells);
+    const std::int64_t side {
+        std::llround(slab ? std::sqrt(perRank / slabDepth) : std::cbrt(perRank * env.sizeRank()))
+    };
+    const std::array<std::int64_t, 3> global { slab ? slabDepth * env.sizeRank() : side,
+                                               side,
+                                               side };
+    const fieldsync::mpi::CartesianTopology topology(
+        env, slab ? std::vector<int> { 0, 1, 1 } : std::vector<int>(3, 0)
+    );
     const fieldsync::halo::StructuredBlock block(
-        topology, { side, side, side }, 1, fieldsync::halo::BlockGhosts::Faces
+        topology, global, 1, fieldsync::halo::BlockGhosts::Faces
     );
     Pattern p;
-    p.mesh = "block3d";
+    p.mesh = slab ? "slab3d" : "block3d";
     p.cellsPerRank = static_cast<std::size_t>(block.extent(0) * block.extent(1) * block.extent(2));
     p.globalIds.assign(block.paddedSize(), -1);
     const auto range = [&](int d)
@@ -138,7 +176,7 @@ Pattern blockPattern(const fieldsync::mpi::MPIEnvironment& env, long cells)
                 bool inside { true };
                 for (int d { 0 }; d < 3; ++d)
                 {
-                    inside = inside && g[d] >= 0 && g[d] < side;
+                    inside = inside && g[d] >= 0 && g[d] < global[std::size_t(d)];
                 }
                 if (inside)
                 {
@@ -327,12 +365,55 @@ protected:
     std::vector<double> receiveBuffer_; /**< packed ghosts */
 };
 
-/** @brief Hand-written: persistent requests, pack and unpack loops. */
+/**
+ * @brief Column by column, copies the cells of @p map between a column-major field (column c
+ * at @p field + c @p stride) and @p buffer: neighbour k's message holds column 0 of its cells
+ * (in the map's order), then column 1, and so on. @p Pack: field to buffer, else back.
+ */
+template<bool Pack>
+void copyColumns(
+    const RankSimplexCommMap& map, std::size_t nc, double* field, std::size_t stride, double* buffer
+)
+{
+    const LocalIndex* const cells { map.indices().data() };
+    for (std::size_t k { 0 }; k < map.neighbourCount(); ++k)
+    {
+        const std::size_t begin { map.offsets()[k] };
+        const std::size_t n { map.offsets()[k + 1] - begin };
+        const LocalIndex* const at { cells + begin };
+        for (std::size_t c { 0 }; c < nc; ++c)
+        {
+            double* const column { field + c * stride };
+            double* const message { buffer + begin * nc + c * n };
+            for (std::size_t i { 0 }; i < n; ++i)
+            {
+                if constexpr (Pack)
+                {
+                    message[i] = column[at[i]];
+                }
+                else
+                {
+                    column[at[i]] = message[i];
+                }
+            }
+        }
+    }
+}
+
+/**
+ * @brief Hand-written: persistent requests, pack and unpack loops. @p Layout LayoutRight: on
+ * the benchmark's row-major field (persist); LayoutLeft: on a column-major field of its own, a
+ * column per component, packed column by column (persistLeft, the peer of fsLeft).
+ */
+template<class Layout>
 class PersistentExchanger final : public PackedExchanger
 {
+    static constexpr bool columnMajor { std::is_same_v<Layout, Kokkos::LayoutLeft> };
+
 public:
     PersistentExchanger(MPI_Comm comm, const Pattern& p, std::size_t nc)
-        : PackedExchanger(p, nc), comm_(comm)
+        : PackedExchanger(p, nc), comm_(comm),
+          field_("peer_bench::persistLeft", columnMajor ? p.globalIds.size() : 0, nc)
     {
     }
     ~PersistentExchanger() override
@@ -388,15 +469,48 @@ public:
         const int nReceive { static_cast<int>(pattern_.receive.neighbourCount()) };
         const int nSend { static_cast<int>(pattern_.send.neighbourCount()) };
         MPI_Startall(nReceive, requests_.data());
-        pack(pattern_.send, nc_, field.data(), sendBuffer_.data());
+        if constexpr (columnMajor)
+        {
+            copyColumns<true>(
+                pattern_.send, nc_, field_.data(), field_.stride(1), sendBuffer_.data()
+            );
+        }
+        else
+        {
+            pack(pattern_.send, nc_, field.data(), sendBuffer_.data());
+        }
         MPI_Startall(nSend, requests_.data() + nReceive);
         MPI_Waitall(nReceive + nSend, requests_.data(), MPI_STATUSES_IGNORE);
-        unpack(pattern_.receive, nc_, receiveBuffer_.data(), field.data());
+        if constexpr (columnMajor)
+        {
+            copyColumns<false>(
+                pattern_.receive, nc_, field_.data(), field_.stride(1), receiveBuffer_.data()
+            );
+        }
+        else
+        {
+            unpack(pattern_.receive, nc_, receiveBuffer_.data(), field.data());
+        }
+    }
+    void load(const Field& field) override
+    {
+        if constexpr (columnMajor)
+        {
+            Kokkos::deep_copy(field_, field);
+        }
+    }
+    void store(Field& field) const override
+    {
+        if constexpr (columnMajor)
+        {
+            Kokkos::deep_copy(field, field_);
+        }
     }
 
 private:
     MPI_Comm comm_;                     /**< a duplicate of the world, made once */
     std::vector<MPI_Request> requests_; /**< receives, then sends */
+    Kokkos::View<double**, Layout, Kokkos::HostSpace> field_; /**< LayoutLeft: the field */
 };
 
 /** @brief MPI_Neighbor_alltoallv on a dist-graph communicator, pack and unpack loops. */
@@ -697,14 +811,21 @@ enum Method
     FieldsyncMethod,
     LeftMethod,
     PersistentMethod, // the peers from here on
+    PersistentLeftMethod,
     NeighbourMethod,
     PetscMethod,
     TpetraMethod,
     Methods
 };
 
-const char* const methodNames[Methods] { "fieldsync", "fsLeft",  "persist",
+const char* const methodNames[Methods] { "fieldsync", "fsLeft",  "persist", "persistLeft",
                                          "nbrA2av",   "petscSF", "tpetra" };
+
+/** @brief Whether peer @p m works on column-major storage: fsLeft's peers. */
+constexpr bool columnMajorPeer(int m)
+{
+    return m == PersistentLeftMethod || m == TpetraMethod;
+}
 
 /** @brief Everything a method needs, for one pattern. */
 struct Context
@@ -731,7 +852,13 @@ std::unique_ptr<Exchanger> makeExchanger(int m, const Context& ctx, std::size_t 
     case LeftMethod:
         return std::make_unique<LeftExchanger>(ctx.env, ctx.pattern, nc);
     case PersistentMethod:
-        return std::make_unique<PersistentExchanger>(ctx.persistentComm, ctx.pattern, nc);
+        return std::make_unique<PersistentExchanger<Kokkos::LayoutRight>>(
+            ctx.persistentComm, ctx.pattern, nc
+        );
+    case PersistentLeftMethod:
+        return std::make_unique<PersistentExchanger<Kokkos::LayoutLeft>>(
+            ctx.persistentComm, ctx.pattern, nc
+        );
     case NeighbourMethod:
         return std::make_unique<NeighbourExchanger>(ctx.pattern, nc);
 #if FIELDSYNC_BENCH_PETSC
@@ -747,6 +874,9 @@ std::unique_ptr<Exchanger> makeExchanger(int m, const Context& ctx, std::size_t 
     }
 }
 
+/** @brief This rank's passed field checks per method (a failed one aborts the run). */
+long checksPassed[Methods] {};
+
 /** @brief Ghosts to -1, one exchange, every ghost checked against the truth. */
 void exchangeAndCheck(const Pattern& p, Exchanger& method, Field& field, int m)
 {
@@ -755,6 +885,7 @@ void exchangeAndCheck(const Pattern& p, Exchanger& method, Field& field, int m)
     method.exchange(field);
     method.store(field);
     checkGhosts(p, field, methodNames[m]);
+    ++checksPassed[m];
 }
 
 /** @brief Seconds per exchange of @p iterations exchanges after a barrier, maximum over ranks. */
@@ -780,18 +911,31 @@ struct Row
     std::size_t components { 0 }; /**< per cell (0: the set-up row) */
     double seconds[Methods] {};   /**< median per method; 0 when not run */
 
-    /** @brief Method @p m (fieldsync's own by default) over the fastest peer. */
+    /**
+     * @brief Method @p m over its fastest peer: fieldsync's are persist, nbrA2av, petscSF and
+     * tpetra; fsLeft's the peers on column-major storage, persistLeft and tpetra.
+     */
     [[nodiscard]] double ratio(int m = FieldsyncMethod) const
     {
         double best { 0.0 };
         for (int peer { PersistentMethod }; peer < Methods; ++peer)
         {
-            if (seconds[peer] > 0.0 && (best == 0.0 || seconds[peer] < best))
+            const bool isPeer { m == LeftMethod ? columnMajorPeer(peer)
+                                                : peer != PersistentLeftMethod };
+            if (isPeer && seconds[peer] > 0.0 && (best == 0.0 || seconds[peer] < best))
             {
                 best = seconds[peer];
             }
         }
         return best > 0.0 ? seconds[m] / best : 0.0;
+    }
+
+    /** @brief fsLeft over persistLeft: the like-for-like ratio on column-major storage. */
+    [[nodiscard]] double leftRatio() const
+    {
+        return seconds[PersistentLeftMethod] > 0.0
+                   ? seconds[LeftMethod] / seconds[PersistentLeftMethod]
+                   : 0.0;
     }
 
     /** @brief fieldsync over PetscSF (0 without PETSc). */
@@ -855,6 +999,14 @@ Options parse(int argc, char** argv)
         else if (arg == "--meshes" && a + 1 < argc)
         {
             o.meshes = split(argv[++a]);
+            for (const std::string& mesh : o.meshes)
+            {
+                if (mesh != "metis3d" && mesh != "metis2d" && mesh != "block3d" && mesh != "slab3d")
+                {
+                    std::fprintf(stderr, "peer_bench: unknown mesh '%s'\n", mesh.c_str());
+                    MPI_Abort(MPI_COMM_WORLD, 2);
+                }
+            }
         }
         else if (arg == "--components" && a + 1 < argc)
         {
@@ -883,7 +1035,8 @@ Row timeSetUp(const Context& ctx, const bool (&run)[Methods], int rounds)
         Methods,
         [&](int round, int m)
         {
-            if (!run[m] || m == LeftMethod) // fsLeft's set-up is fieldsync's
+            // fsLeft's set-up is fieldsync's, persistLeft's is persist's
+            if (!run[m] || m == LeftMethod || m == PersistentLeftMethod)
             {
                 return;
             }
@@ -1008,9 +1161,9 @@ void printTable(const std::vector<Row>& rows, bool exchange)
     );
     for (int m { 0 }; m < Methods; ++m)
     {
-        std::printf("%10s ", !exchange && m == NeighbourMethod ? "nbrGraph" : methodNames[m]);
+        std::printf("%11s ", !exchange && m == NeighbourMethod ? "nbrGraph" : methodNames[m]);
     }
-    std::printf("%8s %8s %8s\n", "fs/best", "left/bst", "fs/sf");
+    std::printf("%8s %8s %8s %8s\n", "fs/best", "left/col", "left/pL", "fs/sf");
     for (const Row& r : rows)
     {
         if ((r.components > 0) != exchange)
@@ -1032,9 +1185,15 @@ void printTable(const std::vector<Row>& rows, bool exchange)
         }
         for (const double s : r.seconds)
         {
-            std::printf("%10.2f ", s * 1e6);
+            std::printf("%11.2f ", s * 1e6);
         }
-        std::printf("%8.3f %8.3f %8.3f\n", r.ratio(), r.ratio(LeftMethod), r.petscRatio());
+        std::printf(
+            "%8.3f %8.3f %8.3f %8.3f\n",
+            r.ratio(),
+            r.ratio(LeftMethod),
+            r.leftRatio(),
+            r.petscRatio()
+        );
     }
 }
 
@@ -1043,8 +1202,9 @@ void writeJson(
 )
 {
     const char* const keys[Methods] { "fieldsyncSeconds",  "fieldsyncLeftSeconds",
-                                      "persistentSeconds", "neighbourSeconds",
-                                      "petscSeconds",      "tpetraSeconds" };
+                                      "persistentSeconds", "persistentLeftSeconds",
+                                      "neighbourSeconds",  "petscSeconds",
+                                      "tpetraSeconds" };
     std::ofstream out(o.jsonPath);
     out << "{\n  \"benchmark\": \"peer_bench\",\n  \"ranks\": " << nRanks
         << ",\n  \"rounds\": " << o.rounds << ",\n  \"quick\": " << (o.quick ? "true" : "false")
@@ -1073,12 +1233,33 @@ void writeJson(
             }
             out << ", \"fieldsyncOverBestPeer\": " << r.ratio()
                 << ", \"fieldsyncLeftOverBestPeer\": " << r.ratio(LeftMethod)
+                << ", \"fieldsyncLeftOverPersistentLeft\": " << r.leftRatio()
                 << ", \"fieldsyncOverPetsc\": " << r.petscRatio() << "}";
             first = false;
         }
         out << "\n  ]";
     }
     out << "\n}\n";
+}
+/**
+ * @brief Collective: whether every method that ran passed at least one field check on every rank
+ * (a failed check aborted the run); @p counts names each method's checks, fewest over ranks.
+ */
+bool everyMethodChecked(const bool (&run)[Methods], std::string& counts)
+{
+    long fewest[Methods] {};
+    MPI_Allreduce(checksPassed, fewest, Methods, MPI_LONG, MPI_MIN, MPI_COMM_WORLD);
+    bool every { true };
+    for (int m { 0 }; m < Methods; ++m)
+    {
+        if (run[m])
+        {
+            every = every && fewest[m] > 0;
+            counts += std::string(counts.empty() ? "" : ", ") + methodNames[m] + " " +
+                      std::to_string(fewest[m]);
+        }
+    }
+    return every;
 }
 } // namespace
 
@@ -1098,7 +1279,7 @@ int main(int argc, char** argv)
 #else
     const bool haveTpetra { false };
 #endif
-    const bool run[Methods] { true, true, true, true, havePetsc, haveTpetra };
+    const bool run[Methods] { true, true, true, true, true, havePetsc, haveTpetra };
     std::vector<Row> rows;
     {
 #if FIELDSYNC_BENCH_TPETRA
@@ -1112,8 +1293,8 @@ int main(int argc, char** argv)
         {
             for (const long cells : options.sizes)
             {
-                const Pattern pattern { mesh == "block3d"
-                                            ? blockPattern(env, cells)
+                const Pattern pattern { mesh == "block3d" || mesh == "slab3d"
+                                            ? blockPattern(env, cells, mesh == "slab3d")
                                             : metisPattern(env, mesh == "metis2d" ? 2 : 3, cells) };
                 runPattern(env, persistentComm, pattern, run, options, rows);
             }
@@ -1127,9 +1308,11 @@ int main(int argc, char** argv)
     int nRanks { 0 };
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nRanks);
+    std::string counts;
+    const bool checked { everyMethodChecked(run, counts) };
     if (me != 0)
     {
-        return 0;
+        return checked ? 0 : 1;
     }
     std::printf(
         "peer_bench: %d ranks, median of %d interleaved rounds, max over ranks (us); every "
@@ -1139,10 +1322,19 @@ int main(int argc, char** argv)
         havePetsc ? "" : "; built without PETSc (petscSF column 0)",
         haveTpetra ? "" : "; built without Tpetra (tpetra column 0)"
     );
+    std::printf("fs/best = fieldsync / min(persist, nbrA2av, petscSF, tpetra); left/col = fsLeft / "
+                "min(persistLeft, tpetra), the column-major peers; left/pL = fsLeft / persistLeft; "
+                "fs/sf = fieldsync / petscSF\n");
     printTable(rows, true);
-    std::printf("set-up (fieldsync: Communicator from the maps; nbrGraph: dist-graph create):\n");
+    std::printf("set-up (fieldsync: Communicator from the maps; nbrGraph: dist-graph create; "
+                "fsLeft's and persistLeft's are fieldsync's and persist's):\n");
     printTable(rows, false);
     writeJson(rows, options, nRanks, run);
     std::printf("wrote %s\n", options.jsonPath.c_str());
-    return 0;
+    std::printf(
+        "peer_bench: field checks %s (%s)\n",
+        checked ? "passed for every method" : "MISSING for a method",
+        counts.c_str()
+    );
+    return checked ? 0 : 1;
 }

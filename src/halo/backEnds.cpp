@@ -59,16 +59,6 @@ std::span<const BackEndEntry* const> backEnds() noexcept
     return registry;
 }
 
-const BackEndEntry& backEndOf(BackEnd backEnd) noexcept
-{
-    const auto found = std::find_if(
-        registry.begin(),
-        registry.end(),
-        [backEnd](const BackEndEntry* entry) { return entry->value == backEnd; }
-    );
-    return found != registry.end() ? **found : *registry.front();
-}
-
 const char* toString(BackEnd backEnd) noexcept
 {
     for (const BackEndEntry* entry : registry)

@@ -72,9 +72,6 @@ struct NeighbourGraphs
 /** @brief Every registered back end, in the registry's order (the same on every rank). */
 [[nodiscard]] std::span<const BackEndEntry* const> backEnds() noexcept;
 
-/** @brief The entry of @p backEnd (not BackEnd::Auto, which names none). */
-[[nodiscard]] const BackEndEntry& backEndOf(BackEnd backEnd) noexcept;
-
 /**
  * @brief The back end @p options or FIELDSYNC_HALO_BACKEND asks for (null: BackEnd::Auto); an
  * unknown name, or one the MPI library lacks, is an Error (the same on every rank) naming the

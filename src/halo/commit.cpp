@@ -24,22 +24,6 @@ namespace fieldsync::halo
 
 namespace
 {
-/** @brief FNV-1a (64 bit) over the global ids of @p cells, in order. */
-std::int64_t idHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
-{
-    std::uint64_t hash { 0xcbf29ce484222325ULL };
-    for (const LocalIndex cell : cells)
-    {
-        const auto id = static_cast<std::uint64_t>(ids[static_cast<std::size_t>(cell)]);
-        for (int byte = 0; byte < 8; ++byte)
-        {
-            hash ^= (id >> (8 * byte)) & 0xffU;
-            hash *= 0x100000001b3ULL;
-        }
-    }
-    return static_cast<std::int64_t>(hash & 0x7fffffffffffffffULL);
-}
-
 /** @brief What one rank says of its pattern with one peer. */
 struct PeerRecord
 {
@@ -66,7 +50,7 @@ std::map<int, PeerRecord> recordsOf(
         {
             auto& r = records[send.neighbours()[k]];
             r.sends = static_cast<std::int64_t>(cells.size());
-            r.sendHash = ids.empty() ? 0 : idHash(cells, ids);
+            r.sendHash = ids.empty() ? 0 : static_cast<std::int64_t>(cellsHash(cells, ids));
         }
     }
     for (std::size_t k = 0; k < receive.neighbourCount(); ++k)
@@ -78,7 +62,7 @@ std::map<int, PeerRecord> recordsOf(
         {
             auto& r = records[receive.neighbours()[k]];
             r.receives = static_cast<std::int64_t>(cells.size());
-            r.receiveHash = ids.empty() ? 0 : idHash(cells, ids);
+            r.receiveHash = ids.empty() ? 0 : static_cast<std::int64_t>(cellsHash(cells, ids));
         }
     }
     return records;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The host copy per run of the pack and unpack by runs (fieldsync/halo/packKernels.hpp): the
-// field's cells and the buffer as bytes, so one compiled loop serves every value type.
-#include "fieldsync/halo/packKernels.hpp"
+// The host copy per run of the pack and unpack by runs (fieldsync/halo/detail/runKernels.hpp):
+// the field's cells and the buffer as bytes, so one compiled loop serves every value type.
+#include "fieldsync/halo/detail/runKernels.hpp"
 
 #include "copyBytes.hpp"
 

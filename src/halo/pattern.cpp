@@ -11,9 +11,6 @@
 namespace fieldsync::halo
 {
 
-namespace
-{
-/** @brief FNV-1a (64 bit) over the global ids (or, without ids, the indices) of @p cells. */
 std::uint64_t cellsHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids)
 {
     std::uint64_t hash { 0xcbf29ce484222325ULL };
@@ -27,6 +24,8 @@ std::uint64_t cellsHash(std::span<const LocalIndex> cells, std::span<const std::
     return hash;
 }
 
+namespace
+{
 /** @brief The hash of each neighbour's list of @p map. */
 std::vector<std::uint64_t>
 hashesOf(const RankSimplexCommMap& map, std::span<const std::int64_t> ids)

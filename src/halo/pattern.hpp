@@ -14,10 +14,18 @@
 #include <memory>
 #include <optional>
 #include <source_location>
+#include <span>
 #include <vector>
 
 namespace fieldsync::halo
 {
+
+/**
+ * @brief FNV-1a (64 bit, a word per cell) over the global ids (or, without ids, the indices) of
+ * @p cells, in order: commit's pattern agreement and check mode's per-exchange check compare it.
+ */
+[[nodiscard]] std::uint64_t
+cellsHash(std::span<const LocalIndex> cells, std::span<const std::int64_t> ids);
 
 /**
  * @brief Who sends which cells to whom: the send and receive maps and what is derived from them

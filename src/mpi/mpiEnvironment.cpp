@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "fieldsync/mpi/mpiEnvironment.hpp"
 
+#include "fieldsync/mpi/detail/collectiveCall.hpp"
 #include "fieldsync/mpi/detail/privateComm.hpp"
 
 #include "fieldsync/core/error.hpp"
@@ -35,27 +36,9 @@ struct MPIEnvironment::Owned
     }
 };
 
-namespace
-{
-void requireInitialised(const std::source_location& where)
-{
-    int initialised { 0 };
-    int finalised { 0 };
-    MPI_Initialized(&initialised);
-    MPI_Finalized(&finalised);
-    FIELDSYNC_CHECK_AT(
-        initialised && !finalised,
-        std::string("MPIEnvironment used while MPI is ") +
-            (finalised ? "already finalised (the MPIInit has ended)" : "not initialised") +
-            " (create an MPIInit first, and keep it for the whole program)",
-        where
-    );
-}
-} // namespace
-
 MPIEnvironment::MPIEnvironment(MPI_Comm comm, std::source_location where) : comm_(comm)
 {
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment", where);
     FIELDSYNC_CHECK_AT(
         comm != MPI_COMM_NULL, "MPIEnvironment: communicator is MPI_COMM_NULL", where
     );
@@ -75,7 +58,7 @@ MPIEnvironment::MPIEnvironment(std::shared_ptr<Owned> owner, std::source_locatio
 
 MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
 {
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment::adopt", where);
     FIELDSYNC_CHECK_AT(
         comm != MPI_COMM_NULL, "MPIEnvironment::adopt: communicator is MPI_COMM_NULL", where
     );
@@ -84,7 +67,7 @@ MPIEnvironment MPIEnvironment::adopt(MPI_Comm comm, std::source_location where)
 
 MPIEnvironment MPIEnvironment::split(int color, int key, std::source_location where) const
 {
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment::split", where);
     FIELDSYNC_CHECK_AT(
         color >= 0,
         "MPIEnvironment::split: color " + std::to_string(color) + " on rank " +
@@ -106,7 +89,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name, std::source_location
 {
     // Gather every rank's name and use the lowest rank with the same name as the colour, so
     // equal names (and only equal names) share a communicator.
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment::split", where);
     agreeOnSetUp(comm_, detail::SetUpCall::SplitByName, where);
     const int length = static_cast<int>(name.size());
     std::vector<int> lengths(static_cast<std::size_t>(size_));
@@ -148,7 +131,7 @@ MPIEnvironment MPIEnvironment::split(std::string_view name, std::source_location
 
 MPIEnvironment MPIEnvironment::splitShared(std::source_location where) const
 {
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment::splitShared", where);
     agreeOnSetUp(comm_, detail::SetUpCall::SplitShared, where);
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI_AT(
@@ -164,7 +147,7 @@ MPIEnvironment MPIEnvironment::duplicate(std::source_location where) const
 
 MPIEnvironment MPIEnvironment::duplicate(detail::SetUpCall as, std::source_location where) const
 {
-    requireInitialised(where);
+    detail::requireMpiRunning("MPIEnvironment::duplicate", where);
     agreeOnSetUp(comm_, as, where);
     MPI_Comm newComm { MPI_COMM_NULL };
     FIELDSYNC_MPI_AT(MPI_Comm_dup(comm_, &newComm), where);

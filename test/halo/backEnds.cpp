@@ -84,15 +84,12 @@ TEST_CASE("back ends: the registry lists each back end once, with its names")
     for (const Expected& e : expected)
     {
         CAPTURE(e.name);
-        REQUIRE(
-            std::count_if(
-                registered.begin(),
-                registered.end(),
-                [&](const BackEndEntry* entry) { return entry->value == e.value; }
-            ) == 1
-        );
-        const BackEndEntry& entry = fieldsync::halo::backEndOf(e.value);
-        REQUIRE(entry.value == e.value);
+        const auto isIt = [&](const BackEndEntry* entry)
+        {
+            return entry->value == e.value;
+        };
+        REQUIRE(std::count_if(registered.begin(), registered.end(), isIt) == 1);
+        const BackEndEntry& entry = **std::find_if(registered.begin(), registered.end(), isIt);
         REQUIRE(std::string(entry.name) == e.name);
         REQUIRE(std::string(fieldsync::halo::toString(e.value)) == e.typeName);
         REQUIRE(entry.available() == e.available);

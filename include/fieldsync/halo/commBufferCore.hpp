@@ -180,9 +180,6 @@ public:
     /** @brief Whether some slot goes directly. */
     [[nodiscard]] bool anyDirect() const noexcept { return directCount_ > 0; }
 
-    /** @brief The number of slots that go directly. */
-    [[nodiscard]] std::size_t directCount() const noexcept { return directCount_; }
-
     /** @brief This process's rank in the communicator. */
     [[nodiscard]] int myRank() const noexcept { return myRank_; }
 
@@ -278,9 +275,6 @@ public:
         state_ = BufferState::Free; // name() reads empty now; name_ is kept for the next claim
         type_ = nullptr;
     }
-
-    /** @brief Sets the state after a local operation (a self copy completes at once). */
-    void markComplete() noexcept { state_ = BufferState::Complete; }
 
     /** @brief Whether a message of this claim failed (wrong size, MPI error); the claim is done. */
     [[nodiscard]] bool failed() const noexcept { return failed_; }

@@ -154,9 +154,6 @@ concept MpiCompatible = MpiScalar<T> || MpiAggregate<T>;
 namespace detail
 {
 template<typename T>
-inline constexpr bool alwaysFalse = false;
-
-template<typename T>
 constexpr void requireMpiCompatible()
 {
     static_assert(

@@ -401,15 +401,18 @@ TEST_CASE("progress() moves every exchange in flight until all have completed")
     REQUIRE(comm.stats(a).exchanges == 1);
 }
 
-TEST_CASE("The same key reused for 1000 steps")
+TEST_CASE("The same key reused for 200 steps")
 {
+    // A key keeps its tag, buffer and requests for good: no count of steps crosses anything in
+    // the engine, so 200 steps check what 1000 did (those took 4 s of each run on 3 ranks on 2
+    // cores under MPICH, this wait spinning without a yield)
     const auto env = world();
     const Setup setup = setupFor(Shape::Ring, 51, false, 4);
     Communicator comm(env, setup.send, setup.receive);
     View1 field("field", setup.nLocal);
     auto host = Kokkos::create_mirror_view(field);
     int wrong { 0 };
-    for (int step = 0; step < 1000; ++step)
+    for (int step = 0; step < 200; ++step)
     {
         for (int i = 0; i < setup.nOwned; ++i)
         {

@@ -238,8 +238,11 @@ TEST_CASE("check mode: ranks that start different keys are found, not left waiti
     {
         return;
     }
-    // found at the time-out: the time-out report becomes a mismatch Error naming both keys
-    const fieldsync::test::ScopedWaitTimeout timeout("2", "error");
+    // found at the time-out: the time-out report becomes a mismatch Error naming both keys. It
+    // needs the peers' headers here by then: a correct exchange of these sizes took at most
+    // 0.05 s on 3 ranks on 2 cores (MPICH, sanitizers, check mode), so 0.5 s keeps a 10x margin
+    // (it was 2 s: 4 s of each run)
+    const fieldsync::test::ScopedWaitTimeout timeout("0.5", "error");
     fm::MPIEnvironment env;
     const Pattern p(env);
     fh::Communicator comm(env, p.send, p.receive, p.options());
@@ -269,7 +272,7 @@ TEST_CASE("check mode: ranks that start different keys are found, not left waiti
             },
             parts
         );
-        CHECK(seconds < 30.0); // found at the 2 s time-out, not left waiting
+        CHECK(seconds < 30.0); // found at the 0.5 s time-out, not left waiting
         CHECK(comm.describeInFlight() == " none");
     }
     // the Communicator is still usable

@@ -21,8 +21,10 @@ namespace
 /**
  * @brief Who reached this agreement, learnt only when a wait times out (free otherwise): each
  * rank that times out sends an arrival notice (its serial) to every other rank, then collects
- * the notices of the others for a short grace period. The ranks heard from with the same serial
- * arrived; the others did not. Notices of another serial (an earlier agreement) are dropped.
+ * the notices of the others for a short grace period. A rank still waiting that receives a
+ * notice of this agreement answers with its own at once (answerNotices), so a rank that came
+ * late but within the time-out is heard too. The ranks heard from with the same serial arrived;
+ * the others did not. Notices of another serial (an earlier agreement) are dropped.
  */
 class Arrivals
 {
@@ -37,6 +39,19 @@ public:
 
     /** The ranks of the communicator. */
     [[nodiscard]] std::size_t size() const { return arrived_.size(); }
+
+    /**
+     * While this rank still waits: a notice of this agreement means a peer has timed out and is
+     * listening for arrivals, so this rank announces itself at once instead of at its own
+     * time-out, which may come after the peer has stopped listening.
+     */
+    void answerNotices()
+    {
+        if (!announced_ && receiveNotice())
+        {
+            announce();
+        }
+    }
 
     /** "ranks 2, 3 (of 4) have not arrived", after announcing this rank and listening. */
     std::string missing()
@@ -83,33 +98,39 @@ private:
         const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(200);
         while (std::chrono::steady_clock::now() < until)
         {
-            int flag { 0 };
-            MPI_Status status {};
-            if (MPI_Iprobe(MPI_ANY_SOURCE, how_.arrivalTag, how_.comm, &flag, &status) !=
-                MPI_SUCCESS)
-            {
-                return;
-            }
-            if (flag == 0)
+            if (!receiveNotice())
             {
                 std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                continue;
-            }
-            std::int64_t serial { -1 };
-            MPI_Recv(
-                &serial,
-                1,
-                MPI_INT64_T,
-                status.MPI_SOURCE,
-                how_.arrivalTag,
-                how_.comm,
-                MPI_STATUS_IGNORE
-            );
-            if (serial == how_.serial)
-            {
-                arrived_[static_cast<std::size_t>(status.MPI_SOURCE)] = true;
             }
         }
+    }
+
+    /** Receives one pending notice: true when it is of this agreement (its sender arrived);
+     * false when none is pending (or MPI_Iprobe failed) or it is of another one (dropped). */
+    bool receiveNotice()
+    {
+        int flag { 0 };
+        MPI_Status status {};
+        if (MPI_Iprobe(MPI_ANY_SOURCE, how_.arrivalTag, how_.comm, &flag, &status) != MPI_SUCCESS ||
+            flag == 0)
+        {
+            return false;
+        }
+        std::int64_t serial { -1 };
+        MPI_Recv(
+            &serial,
+            1,
+            MPI_INT64_T,
+            status.MPI_SOURCE,
+            how_.arrivalTag,
+            how_.comm,
+            MPI_STATUS_IGNORE
+        );
+        if (serial == how_.serial)
+        {
+            arrived_[static_cast<std::size_t>(status.MPI_SOURCE)] = true;
+        }
+        return serial == how_.serial;
     }
 
     const TimedAllGather& how_;
@@ -173,10 +194,14 @@ timedAllGather(const TimedAllGather& how, std::span<const std::int64_t> mine)
     try
     {
         waitWithTimeout(
-            [&state, &how]
+            [&state, &how, &arrivals]
             {
                 int done { 0 };
                 FIELDSYNC_MPI_AT(MPI_Test(&state.request, &done, MPI_STATUS_IGNORE), how.where);
+                if (done == 0)
+                {
+                    arrivals.answerNotices();
+                }
                 return done != 0;
             },
             [&arrivals] { return arrivals.missing(); },

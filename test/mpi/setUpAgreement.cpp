@@ -23,8 +23,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fh = fieldsync::halo;
@@ -99,8 +101,9 @@ int wrongGhostsAfterExchange(const fm::MPIEnvironment& env)
  * The time-out is short because no wait here can complete: the agreement waits for the absent
  * rank, so a longer one only costs time (it was 1 s: 7 s of each run). Who has arrived is learnt
  * after it, from the arrival notices the waiting ranks send each other and collect for 0.2 s
- * (src/mpi/timedAllGather.cpp): that needs the present ranks to reach their waits less than
- * 0.2 s apart, whatever the time-out, so they leave a barrier of their own just before the call.
+ * (src/mpi/timedAllGather.cpp): that needs the present ranks to reach their waits less than the
+ * time-out and 0.2 s apart, so they leave a barrier of their own just before the call (the next
+ * test case checks a rank that comes later than that grace period but within the time-out).
  */
 void skippedByLastRank(const std::function<void()>& setUp, const std::string& call)
 {
@@ -172,6 +175,41 @@ TEST_CASE("a rank that skips MPIEnvironment::split is named", "[setup]")
     skippedByLastRank(
         [&] { static_cast<void>(env.split(0, env.rank())); }, "MPIEnvironment::split"
     );
+}
+
+TEST_CASE("a present rank that comes late, within the time-out, is not named absent", "[setup]")
+{
+    // The last rank skips MPIEnvironment::split; on 3 or more ranks, rank 1 comes 0.5 s after
+    // rank 0, later than the 0.2 s rank 0 listens for arrivals after its 1 s time-out would have
+    // allowed if rank 1 announced itself only at its own time-out. The Error on every present
+    // rank must name the skipping rank alone.
+    const fm::MPIEnvironment env;
+    const int absent { env.sizeRank() - 1 };
+    const int late { env.sizeRank() >= 3 ? 1 : -1 };
+    MPI_Comm present { MPI_COMM_NULL };
+    MPI_Comm_split(MPI_COMM_WORLD, env.rank() == absent ? MPI_UNDEFINED : 0, env.rank(), &present);
+    if (env.rank() != absent)
+    {
+        MPI_Barrier(present);
+        MPI_Comm_free(&present);
+        if (env.rank() == late)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        const ft::ScopedWaitTimeout timeout("1", "error");
+        const auto what = ft::errorText([&] { static_cast<void>(env.split(0, env.rank())); });
+        REQUIRE(what.has_value());
+        INFO(*what);
+        CHECK(what->find("'MPIEnvironment::split'") != std::string::npos);
+        CHECK(
+            what->find(
+                "rank " + std::to_string(absent) + " (of " + std::to_string(env.sizeRank()) +
+                ") has not arrived"
+            ) != std::string::npos
+        );
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(wrongGhostsAfterExchange(env) == 0);
 }
 
 TEST_CASE("ranks that make different set-up calls get an Error naming both", "[setup][check]")

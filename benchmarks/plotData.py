@@ -5,13 +5,16 @@
     python3 benchmarks/plotData.py DIR
 
 reads DIR/<bench>.json for halo_bench, setup_bench, peer_bench, pack_bench, collectives_bench,
-backend_bench, algorithms_bench and hierarchy_bench (those present), and writes DIR/plots/*.dat
+backend_bench, algorithms_bench and hierarchy_bench (those present; where DIR holds several runs
+of one benchmark instead, DIR/<bench>.1.json, DIR/<bench>.2.json, ..., of the same rows, each
+number is their median), and writes DIR/plots/*.dat
 (one block per series, blocks separated by two blank lines) and DIR/plots/plots.gp, which draws
 one PNG per plot: times in microseconds against size (log-log), ratios against size (log x, a
 dashed line at 1). Run `gnuplot plots.gp` inside DIR/plots.
 """
 import json
 import pathlib
+import statistics
 import sys
 
 US = 1e6  # seconds -> microseconds
@@ -83,19 +86,38 @@ def groups(rows, *keys):
     return out
 
 
+def medianOf(runs):
+    """Several runs' JSON of the same rows -> one, each number the median over the runs."""
+    first = runs[0]
+    if isinstance(first, dict):
+        return {k: medianOf([r[k] for r in runs]) for k in first}
+    if isinstance(first, list):
+        return [medianOf([r[i] for r in runs]) for i in range(len(first))]
+    if isinstance(first, (int, float)) and not isinstance(first, bool):
+        return statistics.median(runs)
+    return first
+
+
 def peer(d, plots):
     methods = [("fieldsync", "fieldsyncSeconds"), ("persist", "persistentSeconds"),
-               ("nbrA2av", "neighbourSeconds"), ("petscSF", "petscSeconds")]
+               ("nbrA2av", "neighbourSeconds"), ("petscSF", "petscSeconds"),
+               ("tpetra", "tpetraSeconds"), ("fsLeft", "fieldsyncLeftSeconds"),
+               ("persistLeft", "persistentLeftSeconds")]
     exchange = groups(d["exchange"], "mesh")
     for (mesh,), rows in exchange.items():
         series = []
         for (nc,), part in groups(rows, "components").items():
-            series += [("%s %dc" % (m, nc), column(part, "ghostBytes", k, US)) for m, k in methods]
+            series += [("%s %dc" % (m, nc), column(part, "ghostBytes", k, US))
+                       for m, k in methods if k in part[0]]
         plots.add("peer_exchange_" + mesh, "peer_bench: one exchange, " + mesh,
                   "ghost bytes per rank", series)
-    for key, what in (("fieldsyncOverBestPeer", "min(peers)"), ("fieldsyncOverPetsc", "PetscSF")):
-        plots.add("peer_ratio_" + ("best" if "Best" in key else "petsc"),
-                  "peer_bench: fieldsync / %s per exchange" % what, "ghost bytes per rank",
+    for key, what, name in (("fieldsyncOverBestPeer", "fieldsync / min(peers)", "best"),
+                            ("fieldsyncOverPetsc", "fieldsync / PetscSF", "petsc"),
+                            ("fieldsyncLeftOverPersistentLeft", "fsLeft / persistLeft", "left")):
+        if key not in d["exchange"][0]:
+            continue
+        plots.add("peer_ratio_" + name,
+                  "peer_bench: %s per exchange" % what, "ghost bytes per rank",
                   [("%s %dc" % k, column(rows, "ghostBytes", key))
                    for k, rows in groups(d["exchange"], "mesh", "components").items()], True)
     setup = groups(d["setUp"], "mesh")
@@ -226,8 +248,11 @@ def main():
     plots = Plots()
     for name, read in READERS.items():
         path = folder / (name + ".json")
+        runs = sorted(folder.glob(name + ".*.json"))
         if path.exists():
             read(json.loads(path.read_text()), plots)
+        elif runs:
+            read(medianOf([json.loads(run.read_text()) for run in runs]), plots)
     names = plots.write(folder / "plots")
     print("plotData: %d plots described in %s" % (len(names), folder / "plots" / "plots.gp"))
 

@@ -309,7 +309,7 @@ HeatStats HeatSolver::run(
     OverlapTimeline timeline(comm != nullptr ? options.steps : 0);
     if (comm != nullptr)
     {
-        comm->setOptions({ .inPlace = options.inPlace });
+        comm->setOptions({ .inPlace = options.inPlace, .timing = true }); // its report reads them
         timeline.calibrated(exchangeAlone(*comm, key, u_, env.comm()));
         comm->resetStats(); // the time loop's pack, wait and unpack come from the telemetry
     }

@@ -204,7 +204,7 @@ TEST_CASE("setOptions: every knob between exchanges, the ghosts right under each
         CHECK(initial.persistentFrom == 512);
         CHECK(initial.staging == mpi::Staging::Auto);
         CHECK(initial.inPlace);
-        CHECK(initial.timing);
+        CHECK(!initial.timing);
     }
     // each knob off its default alone, then all at once, then the defaults again
     const std::vector<ExchangeOptions> settings {
@@ -212,13 +212,13 @@ TEST_CASE("setOptions: every knob between exchanges, the ghosts right under each
         { .persistentFrom = ExchangeOptions::neverPersistent },
         { .staging = mpi::Staging::Always },
         { .inPlace = false },
-        { .timing = false },
+        { .timing = true },
         { .waitPolicy = mpi::WaitPolicy { 30.0, mpi::TimeoutAction::Error } },
         { .waitPolicy = mpi::WaitPolicy { 30.0, mpi::TimeoutAction::Error },
           .persistentFrom = 0,
           .staging = mpi::Staging::Always,
           .inPlace = false,
-          .timing = false },
+          .timing = true },
         {},
     };
     const fieldsync::CommKey key { "options" };

@@ -146,6 +146,7 @@ TEST_CASE("Exchange statistics of a default (call-site) key and of an unknown ke
     const auto setup = fieldsync::test::makeSetup(me, n, Shape::Ring, 5, 12, false);
     const Expected e = expectedFor(me, n, Shape::Ring, 5);
     Communicator comm(env, setup.send, setup.receive);
+    comm.setOptions({ .timing = true });
     View1 field("field", static_cast<std::size_t>(setup.nLocal));
     fieldsync::CommKey site; // the key of this line, as a default startComm uses
     comm.startComm(field, site);
@@ -193,14 +194,13 @@ TEST_CASE("A steady-state exchange allocates nothing (telemetry included)")
                 fieldsync::halo::CommitOptions unchecked;
                 unchecked.check = false;
                 Communicator comm(env, setup.send, setup.receive, unchecked);
+                fieldsync::halo::ExchangeOptions options { .timing = true }; // telemetry included
                 if (persistent < 2)
                 {
-                    comm.setOptions(
-                        { .persistentFrom =
-                              persistent == 1 ? 0
-                                              : fieldsync::halo::ExchangeOptions::neverPersistent }
-                    );
+                    options.persistentFrom =
+                        persistent == 1 ? 0 : fieldsync::halo::ExchangeOptions::neverPersistent;
                 }
+                comm.setOptions(options);
                 View1 scalar("scalar", static_cast<std::size_t>(setup.nLocal));
                 ViewR vector("vector", static_cast<std::size_t>(setup.nLocal), 3);
                 const fieldsync::CommKey key { "a key longer than the small-string buffer" };

@@ -454,7 +454,7 @@ TEST_CASE("A one-column LayoutLeft or LayoutStride field goes in place as a rank
         setup.receive,
         fieldsync::halo::CommitOptions { .backEnd = fieldsync::halo::BackEnd::PointToPoint }
     );
-    comm.setOptions({ .staging = mpi::Staging::Auto });
+    comm.setOptions({ .staging = mpi::Staging::Auto, .timing = true });
     int wrong { 0 };
     // one LayoutRight column, in place before issue #37 as a rank-1 field: the reference path
     const auto rank1 = threeExchanges(comm, Right("one", cells, 1), setup, "right", wrong);
@@ -464,7 +464,7 @@ TEST_CASE("A one-column LayoutLeft or LayoutStride field goes in place as a rank
     const auto padded =
         threeExchanges(comm, strided(Form::PaddedColumns, cells, 1), setup, "padded", wrong);
     const auto two = threeExchanges(comm, Left("two", cells, 2), setup, "two columns", wrong);
-    comm.setOptions({ .inPlace = false });
+    comm.setOptions({ .inPlace = false, .timing = true });
     const auto off = threeExchanges(comm, Left("off", cells, 1), setup, "in place off", wrong);
     REQUIRE(wrong == 0);
     if (env.sizeRank() < 2)

@@ -39,8 +39,8 @@ void notifyOthers(MPI_Comm comm, int tag, std::int64_t value) noexcept;
  * notice (the serial, 8 bytes) to every other rank on @p how.arrivalTag and listens 0.2 s for
  * theirs; a rank still waiting answers a notice of this agreement at once. So a rank is named
  * absent only when it comes more than the time-out and 0.2 s after the first rank that timed
- * out arrived. After an Error the all-gather stays in flight (MPI forbids freeing or cancelling it),
- * so its buffers are left allocated on purpose: a late rank may still complete it.
+ * out arrived. After an Error the all-gather stays in flight (MPI forbids freeing or cancelling
+ * it), so its buffers are left allocated on purpose: a late rank may still complete it.
  */
 [[nodiscard]] std::vector<std::int64_t>
 timedAllGather(const TimedAllGather& how, std::span<const std::int64_t> mine);

@@ -102,10 +102,16 @@ int wrongGhostsAfterExchange(const fm::MPIEnvironment& env)
  * rank, so a longer one only costs time (it was 1 s: 7 s of each run). Who has arrived is learnt
  * after it, from the arrival notices the waiting ranks send each other and collect for 0.2 s
  * (src/mpi/timedAllGather.cpp): that needs the present ranks to reach their waits less than the
- * time-out and 0.2 s apart, so they leave a barrier of their own just before the call (the next
- * test case checks a rank that comes later than that grace period but within the time-out).
+ * time-out and 0.2 s apart, so they leave a barrier of their own just before the call. With
+ * @p late a rank, that rank comes 0.5 s after the barrier, later than that grace period: with
+ * @p timeout "1" it is within the time-out, so it must not be named.
  */
-void skippedByLastRank(const std::function<void()>& setUp, const std::string& call)
+void skippedByLastRank(
+    const std::function<void()>& setUp,
+    const std::string& call,
+    const char* timeout = "0.1",
+    int late = -1
+)
 {
     const fm::MPIEnvironment env;
     const int absent { env.sizeRank() - 1 };
@@ -115,7 +121,11 @@ void skippedByLastRank(const std::function<void()>& setUp, const std::string& ca
     {
         MPI_Barrier(present);
         MPI_Comm_free(&present);
-        const ft::ScopedWaitTimeout timeout("0.1", "error");
+        if (env.rank() == late)
+        {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        }
+        const ft::ScopedWaitTimeout waitTimeout(timeout, "error");
         const auto what = ft::errorText(setUp);
         REQUIRE(what.has_value());
         INFO(*what);
@@ -179,37 +189,14 @@ TEST_CASE("a rank that skips MPIEnvironment::split is named", "[setup]")
 
 TEST_CASE("a present rank that comes late, within the time-out, is not named absent", "[setup]")
 {
-    // The last rank skips MPIEnvironment::split; on 3 or more ranks, rank 1 comes 0.5 s after
-    // rank 0, later than the 0.2 s rank 0 listens for arrivals after its 1 s time-out would have
-    // allowed if rank 1 announced itself only at its own time-out. The Error on every present
-    // rank must name the skipping rank alone.
+    // on 3 or more ranks rank 1 comes late; the Error must name the skipping rank alone
     const fm::MPIEnvironment env;
-    const int absent { env.sizeRank() - 1 };
-    const int late { env.sizeRank() >= 3 ? 1 : -1 };
-    MPI_Comm present { MPI_COMM_NULL };
-    MPI_Comm_split(MPI_COMM_WORLD, env.rank() == absent ? MPI_UNDEFINED : 0, env.rank(), &present);
-    if (env.rank() != absent)
-    {
-        MPI_Barrier(present);
-        MPI_Comm_free(&present);
-        if (env.rank() == late)
-        {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
-        }
-        const ft::ScopedWaitTimeout timeout("1", "error");
-        const auto what = ft::errorText([&] { static_cast<void>(env.split(0, env.rank())); });
-        REQUIRE(what.has_value());
-        INFO(*what);
-        CHECK(what->find("'MPIEnvironment::split'") != std::string::npos);
-        CHECK(
-            what->find(
-                "rank " + std::to_string(absent) + " (of " + std::to_string(env.sizeRank()) +
-                ") has not arrived"
-            ) != std::string::npos
-        );
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(wrongGhostsAfterExchange(env) == 0);
+    skippedByLastRank(
+        [&] { static_cast<void>(env.split(0, env.rank())); },
+        "MPIEnvironment::split",
+        "1",
+        env.sizeRank() >= 3 ? 1 : -1
+    );
 }
 
 TEST_CASE("ranks that make different set-up calls get an Error naming both", "[setup][check]")
